@@ -1,0 +1,48 @@
+"""Ask questions about a conference's accepted papers; answers cite the papers they use.
+
+from rag import Assistant
+a = Assistant.open(index_dir="index_store", llm="extractive")
+a.ingest(["papers.jsonl"])
+answer = a.ask("Which papers tackle model merging?")
+"""
+
+from . import _offline
+
+_offline.apply()
+
+from .assistant import Assistant, IndexStats  # noqa: E402
+from .errors import (  # noqa: E402
+    ConfigError,
+    EmbedderMismatchError,
+    InputError,
+    LLMAuthError,
+    LLMError,
+    LLMUnavailableError,
+    NoIndexError,
+    RagError,
+)
+from .ingest import IngestReport  # noqa: E402
+from .retrieve import Filters  # noqa: E402
+from .settings import Settings, get_settings  # noqa: E402
+from .types import Answer, Citation, Hit, Paper  # noqa: E402
+
+__all__ = [
+    "Answer",
+    "Assistant",
+    "Citation",
+    "ConfigError",
+    "EmbedderMismatchError",
+    "Filters",
+    "Hit",
+    "IndexStats",
+    "IngestReport",
+    "InputError",
+    "LLMAuthError",
+    "LLMError",
+    "LLMUnavailableError",
+    "NoIndexError",
+    "Paper",
+    "RagError",
+    "Settings",
+    "get_settings",
+]

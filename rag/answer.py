@@ -1,0 +1,225 @@
+"""Hits to an answer: numbered sources, generation, then every citation checked.
+
+question -> hits -> sources (numbered here, not by the model) -> reply -> checked citations.
+A marker that names no source is removed and counted; each kept citation carries the
+abstract sentence that best supports the statement citing it; a claim with no source is
+flagged. When nothing retrieved is relevant enough the LLM is not called at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from .chunking import split_sentences
+from .embedder import Embedder
+from .types import Answer, Citation, Hit, Paper
+
+REFUSAL = "The indexed papers do not cover this question."
+SYSTEM_PROMPT = (
+    "You answer questions about research papers using only the numbered sources given. "
+    "After every claim, cite its source number in square brackets, like [1] or [2]. "
+    "Use only the source numbers listed. Answer in at most five sentences. "
+    "If the sources do not contain the answer, reply exactly: "
+    "The sources do not answer this question."
+)
+_MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
+_NO_ANSWER = re.compile(
+    r"(sources?|context|papers?|information)[^.]{0,60}\b(do|does|did)\s*(not|n't)\s+"
+    r"(answer|contain|mention|provide|address|discuss|cover|include)|\bno information\b|"
+    r"\bcannot (?:be )?answer",
+    re.IGNORECASE,
+)
+SUPPORT_MIN = 0.55  # cosine at which an abstract sentence is taken to state an uncited claim
+
+
+@dataclass(frozen=True)
+class Source:
+    """A retrieved paper as the model sees it: its number and its most relevant sentences."""
+
+    number: int
+    hit: Hit
+    sentences: tuple[str, ...]
+
+    @property
+    def paper(self) -> Paper:
+        return self.hit.paper
+
+    def render(self) -> str:
+        p = self.paper
+        head = f"[{self.number}] {p.title}" + (f" ({p.venue_year})" if p.venue_year else "")
+        return f"{head}\n{' '.join(self.sentences)}"
+
+
+def build_sources(
+    question: str, hits: list[Hit], embedder: Embedder, token_budget: int = 650
+) -> list[Source]:
+    """Number the hits and keep, per paper, the sentences closest to the question."""
+    if not hits:
+        return []
+    per_paper = [split_sentences(h.paper.abstract) or [h.paper.abstract] for h in hits]
+    flat = [s for sentences in per_paper for s in sentences]
+    vectors = embedder.embed([question, *flat])
+    sims = vectors[1:] @ vectors[0]
+    budget = token_budget // len(hits)
+    sources, offset = [], 0
+    for number, (hit, sentences) in enumerate(zip(hits, per_paper, strict=True), start=1):
+        scores = sims[offset : offset + len(sentences)]
+        offset += len(sentences)
+        keep = _best_within(sentences, scores, budget, embedder)
+        sources.append(Source(number, hit, tuple(sentences[i] for i in keep)))
+    return sources
+
+
+def _best_within(
+    sentences: list[str], scores: np.ndarray, budget: int, embedder: Embedder
+) -> list[int]:
+    """Indices of the best-scoring sentences that fit the token budget, in reading order."""
+    sizes = embedder.count_tokens(sentences)
+    keep: list[int] = []
+    used = 0
+    for i in np.argsort(-scores):
+        if used + sizes[i] - 2 <= budget or not keep:
+            keep.append(int(i))
+            used += sizes[i] - 2
+    return sorted(keep)
+
+
+def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
+    context = "\n\n".join(s.render() for s in sources)
+    user = f"Sources:\n\n{context}\n\nQuestion: {question}\nAnswer with citations:"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def refusal(question: str, hits: list[Hit], backend: str, timings: dict[str, float]) -> Answer:
+    return Answer(
+        text=REFUSAL,
+        grounded=False,
+        query=question,
+        hits=tuple(hits),
+        backend=backend,
+        timings=timings,
+    )
+
+
+def says_no_answer(text: str) -> bool:
+    return bool(_NO_ANSWER.search(text))
+
+
+# -- checking citations ------------------------------------------------------------------------
+def _numbers(marker: str) -> list[int]:
+    """ "1, 3-5" -> [1, 3, 4, 5]"""
+    numbers: list[int] = []
+    for part in re.split(r"\s*,\s*", marker):
+        bounds = [int(x) for x in re.split(r"\s*[-–]\s*", part) if x]
+        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
+            numbers.extend(range(bounds[0], bounds[1] + 1))
+        else:
+            numbers.extend(bounds)
+    return numbers
+
+
+@dataclass
+class _Renumbering:
+    valid: set[int]
+    order: list[int]
+    removed: int = 0
+
+    def __call__(self, match: re.Match[str]) -> str:
+        kept = []
+        for n in _numbers(match.group(1)):
+            if n not in self.valid:
+                self.removed += 1
+                continue
+            if n not in self.order:
+                self.order.append(n)
+            new = self.order.index(n) + 1
+            if new not in kept:
+                kept.append(new)
+        return " [" + ", ".join(map(str, kept)) + "]" if kept else ""
+
+
+def check_citations(
+    text: str, question: str, sources: list[Source], embedder: Embedder, backend: str
+) -> Answer:
+    """Keep markers that name a retrieved source, renumbered in order of first use.
+
+    Claims without a marker are attributed to a source only when one of its abstract
+    sentences states them closely; otherwise they are flagged as unsupported.
+    """
+    text = _attribute_uncited(text.strip(), sources, embedder)
+    renumber = _Renumbering(valid={s.number for s in sources}, order=[])
+    checked = re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(renumber, text)).strip()
+    by_number = {s.number: s for s in sources}
+    cited = [by_number[n] for n in renumber.order]
+    citations = tuple(
+        Citation(i, s.paper, _best_quote(checked, i, s, embedder)) for i, s in enumerate(cited, 1)
+    )
+    return Answer(
+        text=checked,
+        grounded=True,
+        query=question,
+        citations=citations,
+        hits=tuple(s.hit for s in sources),
+        removed_citations=renumber.removed,
+        unsupported_sentences=tuple(s for s in _claims(checked) if not _MARKER.search(s)),
+        backend=backend,
+    )
+
+
+def _claims(text: str) -> list[str]:
+    """Sentences that state something (not headings, lead-ins or list labels)."""
+    sentences = [s for line in text.splitlines() for s in split_sentences(line.strip(" -*•"))]
+    return [s for s in sentences if len(s.split()) >= 6 and not s.rstrip().endswith(":")]
+
+
+def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> str:
+    claims = [s for s in _claims(text) if not _MARKER.search(s)]
+    if not claims or not sources:
+        return text
+    candidates = [(s.number, sent) for s in sources for sent in split_sentences(s.paper.abstract)]
+    vectors = embedder.embed(claims + [sent for _, sent in candidates])
+    sims = vectors[: len(claims)] @ vectors[len(claims) :].T
+    for claim, row in zip(claims, sims, strict=True):
+        best = int(np.argmax(row))
+        if row[best] >= SUPPORT_MIN:
+            marked = re.sub(r"([.!?]?)$", rf" [{candidates[best][0]}]\1", claim, count=1)
+            text = text.replace(claim, marked, 1)
+    return text
+
+
+def _best_quote(text: str, number: int, source: Source, embedder: Embedder) -> str:
+    """The abstract sentence closest to the statements that cite this source."""
+    marker = re.compile(rf"\[[^\]]*\b{number}\b[^\]]*\]")
+    statements = [s for s in _claims(text) + split_sentences(text) if marker.search(s)]
+    sentences = split_sentences(source.paper.abstract)
+    if not statements or not sentences:
+        return sentences[0] if sentences else ""
+    vectors = embedder.embed([_MARKER.sub("", statements[0]), *sentences])
+    return sentences[int(np.argmax(vectors[1:] @ vectors[0]))]
+
+
+# -- the extractive backend ------------------------------------------------------------------
+def extractive_reply(question: str, sources: list[Source], embedder: Embedder) -> str:
+    """No LLM: each relevant paper's sentence that best answers the question, cited."""
+    lines = []
+    for source in sources:
+        sentences = list(source.sentences)
+        vectors = embedder.embed([question, *sentences])
+        best = sentences[int(np.argmax(vectors[1:] @ vectors[0]))]
+        lines.append(f"- {source.paper.title}: {best} [{source.number}]")
+    return "\n".join(lines)
+
+
+def stream_reply(pieces: Iterator[str]) -> Iterator[str]:
+    """Pass the model's text through, dropping an opening blank."""
+    started = False
+    for piece in pieces:
+        if not started:
+            piece = piece.lstrip()
+            started = bool(piece)
+        if piece:
+            yield piece

@@ -1,0 +1,243 @@
+"""The composition root: one place builds the parts from settings; the rest receives them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from . import answer as answering
+from .embedder import Embedder
+from .ingest import IngestReport, Progress, ingest
+from .llm import make_llm, stream_chat
+from .question import parse_filters, rewrite_followup
+from .retrieve import Filters, Retriever
+from .settings import Backend, Settings, get_settings
+from .store import PaperStore, describe
+from .types import Answer, Hit, Paper
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """What an index holds."""
+
+    location: str
+    papers: int
+    chunks: int
+    venues: dict[str, int]
+    years: dict[int, int]
+    embedder: str
+    chunk_tokens: int
+
+
+class Assistant:
+    """Search the indexed papers and answer questions about them, citing them.
+
+    >>> a = Assistant.open(index_dir="index_store", llm="extractive")
+    >>> a.ask("Which papers tackle model merging?").citations
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: PaperStore,
+        embedder: Embedder,
+        llms: dict[str, Any] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.retriever = Retriever(store, embedder, settings.retrieval)
+        self._llms: dict[str, Any] = dict(llms or {})
+        self._llm_lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings | None = None,
+        *,
+        index_dir: str | Path | None = None,
+        chroma_url: str | None = None,
+        llm: Backend | None = None,
+        **overrides: Any,
+    ) -> Assistant:
+        """Build an assistant from settings (file and environment), with overrides.
+
+        ``overrides`` take dotted names, e.g. ``**{"retrieval.k": 8}``.
+        """
+        settings = (settings or get_settings()).with_overrides(
+            **{
+                "store.index_dir": index_dir,
+                "store.chroma_url": chroma_url,
+                "llm.backend": llm,
+                **overrides,
+            }
+        )
+        return cls(settings, PaperStore(settings.store), Embedder(settings.embedder))
+
+    # -- the index -------------------------------------------------------------------------
+    def ingest(
+        self, paths: Iterable[str | Path], *, progress: Progress | None = None, **options: Any
+    ) -> IngestReport:
+        """Add paper lists to the index (see ``rag.ingest.ingest`` for the options)."""
+        return ingest(
+            [Path(p) for p in paths], self.store, self.embedder, progress=progress, **options
+        )
+
+    def stats(self) -> IndexStats:
+        corpus = self.retriever.corpus
+        venues: dict[str, int] = {}
+        years: dict[int, int] = {}
+        for p in corpus.papers.values():
+            venues[p.venue or "?"] = venues.get(p.venue or "?", 0) + 1
+            if p.year is not None:
+                years[p.year] = years.get(p.year, 0) + 1
+        meta = self.store.metadata()
+        return IndexStats(
+            location=describe(self.settings.store),
+            papers=len(corpus.papers),
+            chunks=len(corpus.chunk_ids),
+            venues=dict(sorted(venues.items())),
+            years=dict(sorted(years.items())),
+            embedder=str(meta.get("embedder", "")),
+            chunk_tokens=int(meta.get("chunk_tokens", 0)),
+        )
+
+    def papers(self) -> list[Paper]:
+        """Every indexed paper, by venue, year and title."""
+        papers = self.retriever.corpus.papers.values()
+        return sorted(papers, key=lambda p: (p.venue, p.year or 0, p.title.lower()))
+
+    # -- searching ---------------------------------------------------------------------------
+    def search(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        venue: str | None = None,
+        year: int | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+        author: str | None = None,
+        keyword: str | None = None,
+        mode: str = "hybrid",
+        parse: bool = True,
+    ) -> list[Hit]:
+        """Papers for a question, one hit per paper, best first.
+
+        Filters given here win over filters named in the question (``parse=False`` to
+        ignore the latter).
+        """
+        filters, query = self._filters(
+            question, parse, venue, year, year_min, year_max, author, keyword
+        )
+        return self.retriever.search(query, k, filters, mode=mode)
+
+    def _filters(
+        self, question: str, parse: bool, venue: str | None, year: int | None, *rest: Any
+    ) -> tuple[Filters, str]:
+        year_min, year_max, author, keyword = rest
+        parsed, query = (
+            parse_filters(question, self.retriever.corpus.venues)
+            if parse
+            else (Filters(), question)
+        )
+        explicit = {
+            "venue": venue,
+            "year_min": year if year is not None else year_min,
+            "year_max": year if year is not None else year_max,
+            "author": author,
+            "keyword": keyword,
+        }
+        return replace(parsed, **{k: v for k, v in explicit.items() if v is not None}), query
+
+    # -- answering ---------------------------------------------------------------------------
+    def ask(self, question: str, history: Sequence[Any] | None = None, **options: Any) -> Answer:
+        """Answer a question from the indexed papers, citing them; see ``stream``."""
+        final: Answer | None = None
+        for event in self.stream(question, history, **options):
+            if isinstance(event, Answer):
+                final = event
+        assert final is not None
+        return final
+
+    def stream(
+        self,
+        question: str,
+        history: Sequence[Any] | None = None,
+        *,
+        k: int | None = None,
+        llm: Backend | None = None,
+        **filters: Any,
+    ) -> Iterator[str | Answer]:
+        """Text pieces as they are generated, then the checked final ``Answer``.
+
+        ``history`` holds earlier ``Answer``s (or (question, Answer) pairs); a follow-up
+        is rewritten into a standalone question, exposed as ``Answer.query``.
+        """
+        backend = llm or self.settings.llm.backend
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        query = rewrite_followup(question, history)
+        hits = self.search(query, k, **filters)
+        relevant = self._relevant(query, hits)
+        timings["retrieve"] = time.perf_counter() - started
+        if not relevant:
+            refused = answering.refusal(query, hits, backend, timings)
+            yield refused.text
+            yield refused
+            return
+        sources = answering.build_sources(query, relevant, self.embedder)
+        started = time.perf_counter()
+        text = ""
+        for piece in self._generate(backend, query, sources):
+            text += piece
+            yield piece
+        timings["generate"] = time.perf_counter() - started
+        yield self._finish(text, query, sources, hits, backend, timings)
+
+    def _relevant(self, query: str, hits: list[Hit]) -> list[Hit]:
+        """Hits close enough to the question to answer from; none means refuse."""
+        if not hits:
+            return []
+        missing = [h.paper.paper_id for h in hits if h.dense_similarity is None]
+        sims = self.retriever.similarity(query, missing) if missing else {}
+        threshold = self.settings.retrieval.min_similarity
+        scored = [(h, h.dense_similarity or sims.get(h.paper.paper_id, 0.0)) for h in hits]
+        if max(s for _, s in scored) < threshold:
+            return []
+        # keep the fused order, but drop papers far below the best match
+        return [h for h, s in scored if s >= threshold * 0.8]
+
+    def _generate(self, backend: str, query: str, sources: list[answering.Source]) -> Iterator[str]:
+        if backend == "extractive":
+            yield answering.extractive_reply(query, sources[:3], self.embedder)
+            return
+        messages = answering.build_messages(query, sources)
+        yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
+
+    def _finish(
+        self,
+        text: str,
+        query: str,
+        sources: list[answering.Source],
+        hits: list[Hit],
+        backend: str,
+        timings: dict[str, float],
+    ) -> Answer:
+        checked = answering.check_citations(text, query, sources, self.embedder, backend)
+        if not checked.citations and answering.says_no_answer(text):
+            return answering.refusal(query, hits, backend, timings)
+        return replace(checked, hits=tuple(hits), timings=timings)
+
+    def llm(self, backend: Backend | None = None) -> Any:
+        """The llama-index LLM of a backend, built once (None for extractive)."""
+        backend = backend or self.settings.llm.backend
+        with self._llm_lock:
+            if backend not in self._llms:
+                llm_settings = self.settings.llm.model_copy(update={"backend": backend})
+                self._llms[backend] = make_llm(llm_settings)
+            return self._llms[backend]

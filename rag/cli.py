@@ -1,0 +1,329 @@
+"""The ``rag`` command: an adapter over the public API. Errors become one line and exit 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+BUNDLED = Path(__file__).parent / "data" / "icml2026_abstracts.txt"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from . import _offline
+
+    _offline.apply()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    from .errors import RagError
+
+    try:
+        return int(args.func(args) or 0)
+    except RagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rag", description=__doc__)
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument("--index-dir", type=Path, help="index folder (default: index_store)")
+    store.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000")
+    store.add_argument("--chroma-token", help="auth token for the Chroma server")
+    sub = parser.add_subparsers(metavar="COMMAND")
+    _ingest_parser(sub, store)
+    _command(sub, "stats", store, cmd_stats, "what the index holds")
+    search = _command(sub, "search", store, cmd_search, "find papers for a question")
+    _query_options(search)
+    ask = _command(sub, "ask", store, cmd_ask, "answer a question, citing papers")
+    _query_options(ask)
+    _llm_option(ask)
+    chat = _command(sub, "chat", store, cmd_chat, "multi-turn chat in the terminal")
+    _llm_option(chat)
+    chat.add_argument("--k", type=int, help="papers retrieved per question")
+    serve = _command(sub, "serve", store, cmd_serve, "start the web chat")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--auth", help="user:pass required to open the chat")
+    _llm_option(serve)
+    ev = _command(sub, "eval", store, cmd_eval, "run an evaluation (same as eval/run.py)")
+    ev.add_argument("rest", nargs=argparse.REMAINDER, help="options of eval/run.py")
+    _command(sub, "settings", store, cmd_settings, "print the effective settings")
+    return parser
+
+
+def _command(sub: Any, name: str, parent: Any, func: Callable[..., int], help: str) -> Any:
+    p = sub.add_parser(name, parents=[parent], help=help, description=help)
+    p.set_defaults(func=func)
+    return p
+
+
+def _ingest_parser(sub: Any, store: Any) -> None:
+    p = _command(sub, "ingest", store, cmd_ingest, "add paper lists to the index")
+    p.add_argument("paths", nargs="*", type=Path, help="paper lists (.txt, .json, .jsonl, .csv)")
+    p.add_argument("--bundled", action="store_true", help="ingest the bundled ICML 2026 abstracts")
+    p.add_argument("--rebuild", action="store_true", help="drop the index and build it anew")
+    p.add_argument("--prune", action="store_true", help="remove papers not in these sources")
+    p.add_argument("--skip-invalid", action="store_true", help="skip bad records, counting them")
+    p.add_argument("--format", choices=["text", "json", "jsonl", "csv"])
+    p.add_argument("--venue", help="venue for records that lack one")
+    p.add_argument("--year", type=int, help="year for records that lack one")
+
+
+def _query_options(p: Any) -> None:
+    p.add_argument("question")
+    p.add_argument("--k", type=int, help="papers to retrieve (default 5)")
+    p.add_argument("--venue")
+    p.add_argument("--year", type=int)
+    p.add_argument("--year-min", type=int)
+    p.add_argument("--year-max", type=int)
+    p.add_argument("--author")
+    p.add_argument("--keyword")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _llm_option(p: Any) -> None:
+    p.add_argument("--llm", choices=["local", "openai", "extractive"], help="answering backend")
+
+
+def _assistant(args: argparse.Namespace) -> Any:
+    from .assistant import Assistant
+
+    return Assistant.open(
+        index_dir=args.index_dir,
+        chroma_url=args.chroma_url,
+        llm=getattr(args, "llm", None),
+        **{"store.chroma_token": args.chroma_token},
+    )
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    names = ("venue", "year", "year_min", "year_max", "author", "keyword")
+    return {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+
+
+# -- commands ------------------------------------------------------------------------------
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from .errors import InputError
+
+    paths = list(args.paths) + ([BUNDLED] if args.bundled else [])
+    if not paths:
+        raise InputError("no paper lists given. Pass files, or --bundled for the ICML 2026 set.")
+    assistant = _assistant(args)
+    with _progress("ingest", "papers") as progress:
+        report = assistant.ingest(
+            paths,
+            rebuild=args.rebuild,
+            prune=args.prune,
+            skip_invalid=args.skip_invalid,
+            format=args.format,
+            venue=args.venue,
+            year=args.year,
+            progress=progress,
+        )
+    print(f"{', '.join(report.sources)}: {report.summary()}")
+    for where, reason in report.skipped[:20]:
+        print(f"  skipped {where}: {reason}")
+    if len(report.skipped) > 20:
+        print(f"  ... and {len(report.skipped) - 20} more skipped")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    stats = _assistant(args).stats()
+    print(f"index:    {stats.location}")
+    print(f"papers:   {stats.papers}")
+    print(f"chunks:   {stats.chunks}")
+    print(f"embedder: {stats.embedder} (chunks of at most {stats.chunk_tokens} tokens)")
+    print("venues:   " + ", ".join(f"{v} ({n})" for v, n in stats.venues.items()))
+    print("years:    " + ", ".join(f"{y} ({n})" for y, n in stats.years.items()))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    hits = _assistant(args).search(args.question, args.k, **_filters(args))
+    if args.json:
+        print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("No papers match.")
+    for i, hit in enumerate(hits, 1):
+        p = hit.paper
+        print(f"{i}. {p.label}  [{p.venue_year}]  score {hit.score:.4f}")
+        print(f"   {_clip(hit.evidence[0] if hit.evidence else p.abstract, 200)}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    assistant = _assistant(args)
+    if args.json:
+        print(
+            json.dumps(
+                answer_json(assistant.ask(args.question, k=args.k, **_filters(args))),
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return 0
+    _print_streamed(assistant.stream(args.question, k=args.k, **_filters(args)))
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    assistant = _assistant(args)
+    history: list[Any] = []
+    print("Ask about the indexed papers. An empty line or Ctrl-D quits; /new starts over.")
+    while True:
+        try:
+            question = input("\n> ").strip()
+        except EOFError:
+            return 0
+        if not question:
+            return 0
+        if question == "/new":
+            history.clear()
+            continue
+        answer = _print_streamed(assistant.stream(question, history, k=args.k))
+        history.append(answer)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ui.app import serve
+
+    serve(_assistant(args), host=args.host, port=args.port, auth=args.auth)
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from eval.run import main as eval_main
+
+    extra = ["--index-dir", str(args.index_dir)] if args.index_dir else []
+    return int(eval_main([*extra, *args.rest]))
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    from .settings import get_settings
+
+    settings = get_settings(
+        **{"store.index_dir": args.index_dir, "store.chroma_url": args.chroma_url}
+    )
+    print(json.dumps(settings.model_dump(mode="json"), indent=2))
+    return 0
+
+
+# -- output --------------------------------------------------------------------------------
+def _print_streamed(events: Any) -> Any:
+    from .types import Answer
+
+    final = None
+    for event in events:
+        if isinstance(event, Answer):
+            final = event
+        else:
+            print(event, end="", flush=True)
+    print()
+    if final is None:
+        return None
+    print(f"\n(searched for: {final.query})", file=sys.stderr)
+    if final.grounded:
+        print("\n" + render_checked(final))
+    else:
+        closest = ", ".join(h.paper.label for h in final.hits[:3])
+        if closest:
+            print(f"Closest papers: {closest}")
+    return final
+
+
+def render_checked(answer: Any) -> str:
+    """The checked answer (markers renumbered, bogus ones gone) and its references."""
+    lines = [answer.text, "", "References:"]
+    for c in answer.citations:
+        p = c.paper
+        where = ", ".join(x for x in (p.venue_year, p.url) if x)
+        lines.append(f"[{c.number}] {p.label}" + (f". {where}" if where else ""))
+        lines.append(f'    "{_clip(c.quote, 240)}"')
+    if answer.removed_citations:
+        lines.append(f"({answer.removed_citations} citation(s) to unretrieved sources removed)")
+    for s in answer.unsupported_sentences:
+        lines.append(f"(no source supports: {_clip(s, 120)})")
+    return "\n".join(lines)
+
+
+def paper_json(p: Any) -> dict[str, Any]:
+    return asdict(p)
+
+
+def hit_json(h: Any) -> dict[str, Any]:
+    return {"score": h.score, "evidence": list(h.evidence), "paper": paper_json(h.paper)}
+
+
+def answer_json(a: Any) -> dict[str, Any]:
+    return {
+        "text": a.text,
+        "grounded": a.grounded,
+        "query": a.query,
+        "citations": [
+            {"number": c.number, "quote": c.quote, "paper": paper_json(c.paper)}
+            for c in a.citations
+        ],
+        "references": a.references,
+        "removed_citations": a.removed_citations,
+        "unsupported_sentences": list(a.unsupported_sentences),
+        "backend": a.backend,
+        "timings": a.timings,
+        "hits": [hit_json(h) for h in a.hits],
+    }
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+class _progress:
+    """A tqdm bar with papers/s on a terminal; a log line every few seconds otherwise."""
+
+    def __init__(self, label: str, unit: str) -> None:
+        self.label, self.unit = label, unit
+        self.bar: Any = None
+        self.last = 0.0
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=self.label, unit=f" {self.unit}", file=sys.stderr)
+            self.bar.update(done - self.bar.n)
+            return
+        now = time.perf_counter()
+        if now - self.last >= 5 or done == total:
+            rate = done / max(now - self.started, 1e-9)
+            print(
+                f"{self.label}: {done}/{total} {self.unit} ({rate:.1f}/s)",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.last = now
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

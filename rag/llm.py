@@ -1,0 +1,197 @@
+"""Language-model backends, all llama-index LLMs: the local GGUF model and OpenAI-compatible.
+
+``make_llm(settings)`` is the one place a backend is built. The extractive backend needs no
+LLM, so it returns ``None`` and nothing heavy is imported.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, LLMAuthError, LLMError, LLMUnavailableError
+from .settings import LLMSettings
+
+Messages = list[dict[str, str]]
+
+
+def make_llm(settings: LLMSettings) -> Any | None:
+    """The llama-index LLM for the configured backend (``None`` for extractive)."""
+    if settings.backend == "extractive":
+        return None
+    if settings.backend == "local":
+        return _as_default(local_llm(settings))
+    if settings.backend == "openai":
+        return _as_default(openai_llm(settings))
+    raise ConfigError(f"Unknown LLM backend {settings.backend!r}; use local, openai or extractive.")
+
+
+def _as_default(llm: Any) -> Any:
+    """Make llama-index use this LLM and no embedder of its own (its defaults call OpenAI)."""
+    from llama_index.core import Settings
+
+    Settings.llm = llm
+    Settings.embed_model = None
+    return llm
+
+
+def local_llm(settings: LLMSettings) -> Any:
+    from .models import local_llm_path
+
+    path = settings.local.model_path or local_llm_path()
+    if not Path(path).exists():
+        raise LLMUnavailableError(
+            f"No model file at {path}. Run `make setup` or fix llm.local.model_path."
+        )
+    return _local_class()(
+        model_path=str(path),
+        n_ctx=settings.local.n_ctx,
+        n_threads=settings.local.n_threads,
+        max_tokens=settings.local.max_tokens,
+        temperature=settings.temperature,
+    )
+
+
+def openai_llm(settings: LLMSettings) -> Any:
+    from llama_index.llms.openai_like import OpenAILike
+
+    cfg = settings.openai
+    return OpenAILike(
+        model=cfg.model,
+        api_base=cfg.base_url,
+        api_key=cfg.api_key.get_secret_value(),
+        is_chat_model=True,
+        context_window=8192,
+        temperature=settings.temperature,
+        max_tokens=cfg.max_tokens,
+        timeout=cfg.timeout,
+        max_retries=cfg.max_retries,  # the client backs off on 429, 5xx and dropped connections
+    )
+
+
+def stream_chat(llm: Any, messages: Messages) -> Iterator[str]:
+    """Text pieces of the model's reply; endpoint failures become ``LLMError``s."""
+    from llama_index.core.llms import ChatMessage
+
+    chat = [ChatMessage(role=m["role"], content=m["content"]) for m in messages]
+    try:
+        for chunk in llm.stream_chat(chat):
+            if chunk.delta:
+                yield chunk.delta
+    except LLMError:
+        raise
+    except Exception as exc:
+        raise _translate(exc, llm) from exc
+
+
+def _translate(exc: Exception, llm: Any) -> LLMError:
+    name = type(exc).__name__
+    where = getattr(llm, "api_base", None) or "the model"
+    if name in ("AuthenticationError", "PermissionDeniedError"):
+        return LLMAuthError(f"{where} refused the API key. Set RAG_LLM__OPENAI__API_KEY.")
+    if name in ("APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout"):
+        return LLMUnavailableError(
+            f"Cannot reach the LLM endpoint {where}. Start it, or fix RAG_LLM__OPENAI__BASE_URL."
+        )
+    if name == "NotFoundError":
+        return LLMError(f"{where} does not serve that model. Fix RAG_LLM__OPENAI__MODEL. ({exc})")
+    return LLMError(f"The LLM failed: {exc}")
+
+
+_LOCAL_CLASS: Any = None
+
+
+def _local_class() -> Any:
+    """Defined on first use so that importing this module does not import llama-index."""
+    global _LOCAL_CLASS
+    if _LOCAL_CLASS is not None:
+        return _LOCAL_CLASS
+    from llama_index.core.llms import (
+        ChatMessage,
+        ChatResponse,
+        CompletionResponse,
+        CustomLLM,
+        LLMMetadata,
+    )
+    from pydantic import PrivateAttr
+
+    class LocalLlamaCpp(CustomLLM):
+        """A GGUF model through llama.cpp, using the chat template stored in the file.
+
+        One generation at a time: llama.cpp contexts are not safe to share between threads.
+        """
+
+        model_path: str
+        n_ctx: int = 2048
+        n_threads: int | None = None
+        max_tokens: int = 300
+        temperature: float = 0.0
+        _llama: Any = PrivateAttr(default=None)
+        _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(
+                context_window=self.n_ctx,
+                num_output=self.max_tokens,
+                is_chat_model=True,
+                model_name=Path(self.model_path).name,
+            )
+
+        @property
+        def llama(self) -> Any:
+            if self._llama is None:
+                from llama_cpp import Llama
+
+                self._llama = Llama(
+                    model_path=self.model_path,
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    verbose=False,
+                )
+            return self._llama
+
+        def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Any:
+            payload = [{"role": str(m.role.value), "content": m.content or ""} for m in messages]
+
+            def gen() -> Iterator[ChatResponse]:
+                text = ""
+                with self._lock:
+                    pieces = self.llama.create_chat_completion(
+                        messages=payload,
+                        max_tokens=self.max_tokens,
+                        temperature=self.temperature,
+                        stream=True,
+                    )
+                    for piece in pieces:
+                        delta = piece["choices"][0]["delta"].get("content") or ""
+                        text += delta
+                        yield ChatResponse(
+                            message=ChatMessage(role="assistant", content=text), delta=delta
+                        )
+
+            return gen()
+
+        def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+            final = None
+            for final in self.stream_chat(messages):  # noqa: B007 - the last one is the reply
+                pass
+            return final or ChatResponse(message=ChatMessage(role="assistant", content=""))
+
+        def complete(
+            self, prompt: str, formatted: bool = False, **kwargs: Any
+        ) -> CompletionResponse:
+            reply = self.chat([ChatMessage(role="user", content=prompt)])
+            return CompletionResponse(text=reply.message.content or "")
+
+        def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+            def gen() -> Iterator[CompletionResponse]:
+                for r in self.stream_chat([ChatMessage(role="user", content=prompt)]):
+                    yield CompletionResponse(text=r.message.content or "", delta=r.delta)
+
+            return gen()
+
+    _LOCAL_CLASS = LocalLlamaCpp
+    return _LOCAL_CLASS

@@ -1,0 +1,118 @@
+"""Reading a question: filters it names ("ICML 2026 papers on ...") and follow-up rewrites."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .retrieve import Filters
+from .types import Answer, Paper
+
+_YEAR = r"(19[5-9]\d|20\d\d)"
+_RANGE = re.compile(
+    rf"\b(?:between|from)\s+{_YEAR}\s+(?:and|to|-|–)\s+{_YEAR}\b|\b{_YEAR}\s*[-–]\s*{_YEAR}\b"
+)
+_SINCE = re.compile(rf"\b(?:since|after|from)\s+{_YEAR}\b(?!\s*(?:and|to|-|–)\s*\d)", re.I)
+_BEFORE = re.compile(rf"\b(?:before|until|up to)\s+{_YEAR}\b", re.I)
+_ONE_YEAR = re.compile(rf"\b(?:in\s+|of\s+)?{_YEAR}\b")
+
+
+def parse_filters(question: str, venues: Sequence[str]) -> tuple[Filters, str]:
+    """Filters named in the question, and the question with them taken out.
+
+    Venues are recognised only when the index holds them, so words like "Nature" or
+    "ACL" are left alone in a corpus without them.
+    """
+    venue, text = _take_venue(question, venues)
+    year_min, year_max, text = _take_years(text)
+    text = re.sub(r"\s{2,}", " ", text).strip(" ,")
+    if venue is None and year_min is None and year_max is None:
+        return Filters(), question
+    return Filters(venue=venue, year_min=year_min, year_max=year_max), text or question
+
+
+def _take_venue(question: str, venues: Sequence[str]) -> tuple[str | None, str]:
+    for venue in sorted(venues, key=len, reverse=True):
+        pattern = re.compile(rf"\b(?:at\s+|from\s+|in\s+)?{re.escape(venue)}\b(?:'s)?", re.I)
+        if pattern.search(question):
+            return venue, pattern.sub(" ", question, count=1)
+    return None, question
+
+
+def _take_years(text: str) -> tuple[int | None, int | None, str]:
+    if m := _RANGE.search(text):
+        years = sorted(int(y) for y in m.groups() if y)
+        return years[0], years[-1], text.replace(m.group(0), " ")
+    if m := _SINCE.search(text):
+        return int(m.group(1)), None, text.replace(m.group(0), " ")
+    if m := _BEFORE.search(text):
+        return None, int(m.group(1)) - 1, text.replace(m.group(0), " ")
+    if m := _ONE_YEAR.search(text):
+        year = int(m.group(1))
+        return year, year, text.replace(m.group(0), " ")
+    return None, None, text
+
+
+# -- follow-ups ------------------------------------------------------------------------------
+_ORDINALS = {
+    "first": 0, "former": 0, "second": 1, "latter": 1, "other": 1, "third": 2, "last": -1,
+}  # fmt: skip
+_PICK = re.compile(
+    r"\b(?:the\s+)?(first|second|third|last|other|former|latter)(?:\s+(?:one|paper|method|work))?\b",
+    re.I,
+)
+_BOTH = re.compile(r"\b(both|them|they|their|these papers|those papers|each)\b", re.I)
+_ONE = re.compile(
+    r"\b(its|it|this paper|that paper|the paper|this method|that method|this work|that work)\b",
+    re.I,
+)
+
+
+def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
+    """A follow-up ("what are its limitations?") as a standalone question.
+
+    The papers it refers to are those the previous answer cited (or retrieved), so the
+    rewrite names them by title. A question that refers to nothing is returned as it is.
+    """
+    previous = _previous_papers(history)
+    if not previous:
+        return question
+    if m := _PICK.search(question):
+        index = _ORDINALS[m.group(1).lower()]
+        if index < len(previous) or index == -1:
+            return _replace(question, m, previous[index].title)
+    if m := _BOTH.search(question):
+        if len(previous) >= 2:
+            names = " and ".join(p.title for p in previous[:2])
+            return _replace(question, m, names, possessive=m.group(1).lower() == "their")
+    if m := _ONE.search(question):
+        return _replace(question, m, previous[0].title, possessive=m.group(1).lower() == "its")
+    return question
+
+
+def _replace(question: str, match: re.Match[str], name: str, possessive: bool = False) -> str:
+    name = f"{name}'s" if possessive else name
+    rewritten = question[: match.start()] + name + question[match.end() :]
+    rewritten = re.sub(r"^\s*(and|so|ok|okay|also)\b[,\s]*", "", rewritten, flags=re.I)
+    return rewritten[:1].upper() + rewritten[1:]
+
+
+def _previous_papers(history: Sequence[Any] | None) -> list[Paper]:
+    """Papers the last answer in the history cited, else those it retrieved."""
+    for turn in reversed(list(history or [])):
+        answer = turn if isinstance(turn, Answer) else _answer_in(turn)
+        if answer is None:
+            continue
+        if answer.citations:
+            return [c.paper for c in answer.citations]
+        return [h.paper for h in answer.hits[:2]]
+    return []
+
+
+def _answer_in(turn: Any) -> Answer | None:
+    if isinstance(turn, tuple | list):
+        return next((t for t in turn if isinstance(t, Answer)), None)
+    if isinstance(turn, dict) and isinstance(turn.get("answer"), Answer):
+        return turn["answer"]
+    return None

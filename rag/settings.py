@@ -1,0 +1,158 @@
+"""Settings: defaults < config file < environment (``RAG_``, ``__`` nesting) < CLI flags.
+
+The config file is ``rag.toml`` in the working directory, or the file named by
+``RAG_CONFIG``. ``rag settings`` prints the effective values.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+Backend = Literal["local", "openai", "extractive"]
+
+
+def cache_dir() -> Path:
+    """Where built wheels and the assembled model file live (shared across checkouts)."""
+    base = os.environ.get("RAG_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rag"
+    )
+    return Path(base)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreSettings(_Section):
+    index_dir: Path = Path("index_store")
+    chroma_url: str | None = Field(
+        default=None, description="Use a Chroma server (http://host:port) instead of index_dir."
+    )
+    chroma_token: SecretStr | None = None
+    chroma_headers: dict[str, str] = Field(default_factory=dict)
+    collection: str = "papers"
+
+
+class EmbedderSettings(_Section):
+    model: str = Field(default="", description="Model folder; empty means the bundled MiniLM.")
+    dtype: Literal["auto", "bfloat16", "float32"] = "auto"
+    batch_size: int = 64
+    chunk_tokens: int = Field(default=256, description="Most tokens per embedded chunk.")
+
+
+class RetrievalSettings(_Section):
+    k: int = 5
+    candidates: int = Field(default=50, description="Chunks taken from each side before fusion.")
+    rrf_k: int = 60
+    min_similarity: float = Field(
+        default=0.30,
+        description="Refuse when no retrieved paper's best chunk has this cosine similarity.",
+    )
+
+
+class LocalLLMSettings(_Section):
+    model_path: Path | None = Field(
+        default=None, description="GGUF file; empty means the bundled Qwen2.5-Coder-1.5B."
+    )
+    n_ctx: int = 2048
+    n_threads: int | None = None
+    max_tokens: int = 300
+
+
+class OpenAISettings(_Section):
+    base_url: str = "http://127.0.0.1:8080/v1"
+    model: str = "local-model"
+    api_key: SecretStr = SecretStr("not-needed")
+    timeout: float = 60.0
+    max_retries: int = 3
+    max_tokens: int = 400
+
+
+class LLMSettings(_Section):
+    backend: Backend = "local"
+    temperature: float = 0.0
+    local: LocalLLMSettings = Field(default_factory=LocalLLMSettings)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+
+
+class ServeSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = 7860
+    auth: str | None = Field(default=None, description="user:pass for the web chat.")
+    concurrency: int = 4
+    max_upload_mb: int = 50
+
+
+class Settings(BaseSettings):
+    """All settings of the assistant."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RAG_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        toml_file="rag.toml",
+    )
+
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
+
+    @field_validator("llm", mode="before")
+    @classmethod
+    def _backend_lower(cls, v: Any) -> Any:
+        if isinstance(v, dict) and isinstance(v.get("backend"), str):
+            v = {**v, "backend": v["backend"].lower()}
+        return v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, os.environ.get("RAG_CONFIG", "rag.toml"))
+        return (init_settings, env_settings, toml)
+
+    def with_overrides(self, **dotted: Any) -> Settings:
+        """A copy with ``section.field`` values replaced; ``None`` values are ignored."""
+        data = self.model_dump()
+        for key, value in dotted.items():
+            if value is None:
+                continue
+            *path, last = key.split(".")
+            node = data
+            for part in path:
+                node = node[part]
+            node[last] = value
+        return Settings.model_validate(data)
+
+
+def get_settings(**dotted: Any) -> Settings:
+    """Settings from file and environment, with ``section.field`` overrides applied."""
+    from pydantic import ValidationError
+
+    from .errors import ConfigError
+
+    try:
+        return Settings().with_overrides(**dotted)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(
+            f"Bad setting {where}: {first['msg']}. Fix rag.toml or RAG_ variables."
+        ) from None

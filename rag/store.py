@@ -1,0 +1,242 @@
+"""The Chroma collection that holds the chunks, embedded or on a Chroma server.
+
+One record per chunk: id ``{paper_id}::{n}``, its embedding, its text as the document, and
+the paper's metadata (chunk 0 also carries the abstract). The collection's own metadata
+records the embedder, its dimension and the chunking, and a ``version`` stamp that changes
+with every write, so readers in other processes know when to reload.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from .errors import ConfigError, EmbedderMismatchError, NoIndexError
+from .settings import StoreSettings
+from .types import Paper
+
+SCHEMA = 1
+_PAGE = 5000
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the vectors in a collection were made with."""
+
+    embedder: str
+    dim: int
+    chunk_tokens: int
+
+    def as_metadata(self) -> dict[str, Any]:
+        return {"embedder": self.embedder, "dim": self.dim, "chunk_tokens": self.chunk_tokens}
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    chunk_id: str
+    text: str
+    meta: dict[str, Any]
+
+
+def make_client(settings: StoreSettings) -> Any:
+    """A Chroma client: a server when ``chroma_url`` is set, else the folder ``index_dir``."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if not settings.chroma_url:
+        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(settings.index_dir), settings=chroma_settings)
+    url = urlparse(settings.chroma_url)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise ConfigError(f"Bad Chroma URL {settings.chroma_url!r}; use http://host:port.")
+    headers = dict(settings.chroma_headers)
+    if settings.chroma_token:
+        headers.setdefault("Authorization", f"Bearer {settings.chroma_token.get_secret_value()}")
+    try:
+        return chromadb.HttpClient(
+            host=url.hostname,
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            headers=headers,
+            settings=chroma_settings,
+        )
+    except Exception as exc:  # chromadb raises plain exceptions for connection problems
+        raise ConfigError(
+            f"Cannot reach the Chroma server at {settings.chroma_url} ({exc}). "
+            "Start it (`chroma run --path DIR`) or fix --chroma-url."
+        ) from exc
+
+
+def describe(settings: StoreSettings) -> str:
+    return settings.chroma_url or f"{settings.index_dir}/"
+
+
+def paper_metadata(paper: Paper, content_hash: str, source: str, position: int) -> dict[str, Any]:
+    """Metadata every chunk of a paper carries (Chroma takes no None values)."""
+    meta: dict[str, Any] = {
+        "paper_id": paper.paper_id,
+        "title": paper.title,
+        "title_derived": paper.title_derived,
+        "venue": paper.venue,
+        "venue_norm": paper.venue.lower(),
+        "authors": "; ".join(paper.authors),
+        "url": paper.url,
+        "keywords": "; ".join(paper.keywords),
+        "content_hash": content_hash,
+        "source": source,
+        "position": position,
+    }
+    if paper.year is not None:
+        meta["year"] = paper.year
+    return meta
+
+
+def paper_from_metadata(meta: dict[str, Any], abstract: str) -> Paper:
+    split = lambda s: tuple(p for p in str(s or "").split("; ") if p)  # noqa: E731
+    return Paper(
+        paper_id=str(meta["paper_id"]),
+        title=str(meta.get("title", "")),
+        abstract=abstract,
+        title_derived=bool(meta.get("title_derived", False)),
+        venue=str(meta.get("venue", "")),
+        year=int(meta["year"]) if meta.get("year") is not None else None,
+        authors=split(meta.get("authors")),
+        url=str(meta.get("url", "")),
+        keywords=split(meta.get("keywords")),
+    )
+
+
+class PaperStore:
+    """The chunk collection, with the few operations ingestion and retrieval need."""
+
+    def __init__(self, settings: StoreSettings, client: Any | None = None) -> None:
+        self.settings = settings
+        self.client = client if client is not None else make_client(settings)
+        self._collection: Any | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    def exists(self) -> bool:
+        try:
+            self._get()
+            return True
+        except NoIndexError:
+            return False
+
+    def _get(self) -> Any:
+        if self._collection is None:
+            try:
+                self._collection = self.client.get_collection(self.settings.collection)
+            except Exception as exc:  # NotFoundError on both clients, other errors on servers
+                if "does not exist" in str(exc) or "NotFound" in type(exc).__name__:
+                    raise NoIndexError(
+                        f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
+                    ) from exc
+                raise ConfigError(
+                    f"Cannot open the index in {describe(self.settings)}: {exc}"
+                ) from exc
+        return self._collection
+
+    def open_for_write(self, provenance: Provenance) -> None:
+        """Create the collection if needed, or check it was built with the same embedder."""
+        try:
+            self.check(provenance)
+        except NoIndexError:
+            meta = {**provenance.as_metadata(), "schema": SCHEMA, "version": uuid.uuid4().hex}
+            self._collection = self.client.get_or_create_collection(
+                self.settings.collection,
+                metadata=meta,
+                configuration={"hnsw": {"space": "cosine"}},
+                embedding_function=None,
+            )
+
+    def check(self, provenance: Provenance) -> None:
+        """Raise if the collection's vectors were made with another embedder or chunking."""
+        stored = self.metadata()
+        for key, want in provenance.as_metadata().items():
+            if stored.get(key) != want:
+                raise EmbedderMismatchError(
+                    f"The index in {describe(self.settings)} was built with {key}="
+                    f"{stored.get(key)!r}, not {want!r}. Rebuild it: `rag ingest --rebuild PATH`."
+                )
+
+    def metadata(self) -> dict[str, Any]:
+        return dict(self._get().metadata or {})
+
+    def version(self) -> str:
+        """Changes with every write; fresh from the server on each call."""
+        collection = self.client.get_collection(self.settings.collection)
+        return str((collection.metadata or {}).get("version", ""))
+
+    def bump_version(self) -> None:
+        meta = {**self.metadata(), "version": uuid.uuid4().hex}
+        meta.pop("hnsw:space", None)
+        self._get().modify(metadata=meta)
+        self._collection = None
+
+    def drop(self) -> None:
+        try:
+            self.client.delete_collection(self.settings.collection)
+        except Exception as exc:
+            if "does not exist" not in str(exc) and "NotFound" not in type(exc).__name__:
+                raise
+        self._collection = None
+
+    # -- reading ---------------------------------------------------------------------------
+    def count(self) -> int:
+        return int(self._get().count())
+
+    def iter_chunks(self, with_documents: bool = True) -> Iterator[StoredChunk]:
+        include = ["metadatas", "documents"] if with_documents else ["metadatas"]
+        collection, offset = self._get(), 0
+        while True:
+            page = collection.get(include=include, limit=_PAGE, offset=offset)
+            docs = page.get("documents") or [""] * len(page["ids"])
+            for cid, text, meta in zip(page["ids"], docs, page["metadatas"], strict=True):
+                yield StoredChunk(cid, text or "", dict(meta or {}))
+            if len(page["ids"]) < _PAGE:
+                return
+            offset += _PAGE
+
+    def query(
+        self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest chunks as (chunk id, cosine similarity), best first."""
+        result = self._get().query(
+            query_embeddings=[vector.tolist()],
+            n_results=n,
+            where=where or None,
+            include=["distances"],
+        )
+        return [
+            (cid, 1.0 - float(d))
+            for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)
+        ]
+
+    # -- writing ---------------------------------------------------------------------------
+    def upsert(
+        self,
+        ids: Sequence[str],
+        embeddings: np.ndarray,
+        documents: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        collection = self._get()
+        for start in range(0, len(ids), _PAGE):
+            end = start + _PAGE
+            collection.upsert(
+                ids=list(ids[start:end]),
+                embeddings=embeddings[start:end],
+                documents=list(documents[start:end]),
+                metadatas=list(metadatas[start:end]),
+            )
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        collection = self._get()
+        for start in range(0, len(chunk_ids), _PAGE):
+            collection.delete(ids=list(chunk_ids[start : start + _PAGE]))

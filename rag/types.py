@@ -1,0 +1,79 @@
+"""The few types a user touches: papers, hits, citations and answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper as indexed: its abstract and what is known about it."""
+
+    paper_id: str
+    title: str
+    abstract: str
+    title_derived: bool = False
+    venue: str = ""
+    year: int | None = None
+    authors: tuple[str, ...] = ()
+    url: str = ""
+    keywords: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """Title as shown to a person; derived titles are marked."""
+        return f"{self.title} (derived title)" if self.title_derived else self.title
+
+    @property
+    def venue_year(self) -> str:
+        return " ".join(p for p in (self.venue, str(self.year or "")) if p)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved paper with its fused score and its best-matching chunks."""
+
+    paper: Paper
+    score: float
+    evidence: tuple[str, ...] = ()
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
+    dense_similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered source cited in an answer, with the sentence that supports it."""
+
+    number: int
+    paper: Paper
+    quote: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer: text with checked ``[n]`` markers, its citations and how it was made."""
+
+    text: str
+    grounded: bool
+    query: str
+    citations: tuple[Citation, ...] = ()
+    hits: tuple[Hit, ...] = ()
+    removed_citations: int = 0
+    unsupported_sentences: tuple[str, ...] = ()
+    backend: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def references(self) -> str:
+        """The reference list as plain text, one line per citation."""
+        lines = []
+        for c in self.citations:
+            p = c.paper
+            parts = [f"[{c.number}] {p.label}"]
+            if p.venue_year:
+                parts.append(p.venue_year)
+            if p.url:
+                parts.append(p.url)
+            lines.append(". ".join(parts))
+        return "\n".join(lines)

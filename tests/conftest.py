@@ -1,0 +1,42 @@
+"""Shared fixtures: the real embedder, and real Chroma indexes in temporary folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("RAG_CACHE_DIR", str(Path(__file__).parent.parent / ".cache" / "test-rag"))
+
+import rag  # noqa: E402,F401  (applies the offline switches before anything else imports)
+from rag.assistant import Assistant  # noqa: E402
+from rag.embedder import Embedder  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+
+BUNDLED = Path(__file__).parent.parent / "rag" / "data" / "icml2026_abstracts.txt"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def make_assistant(index_dir: Path, embedder: Embedder, backend: str = "extractive") -> Assistant:
+    settings = Settings().with_overrides(**{"store.index_dir": index_dir, "llm.backend": backend})
+    from rag.store import PaperStore
+
+    return Assistant(settings, PaperStore(settings.store), embedder)
+
+
+@pytest.fixture(scope="session")
+def bundled_index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """A real index of the bundled ICML 2026 abstracts, built once per test session."""
+    index_dir = tmp_path_factory.mktemp("bundled-index")
+    make_assistant(index_dir, embedder).ingest([BUNDLED])
+    return index_dir
+
+
+@pytest.fixture()
+def bundled(bundled_index: Path, embedder: Embedder) -> Assistant:
+    return make_assistant(bundled_index, embedder)

@@ -1,0 +1,52 @@
+"""Filters named in questions, and follow-up rewrites."""
+
+from __future__ import annotations
+
+from rag.question import parse_filters, rewrite_followup
+from rag.types import Answer, Citation, Paper
+
+VENUES = ["ICML", "NeurIPS", "ICLR"]
+
+
+def test_venue_and_year_are_taken_from_the_question() -> None:
+    filters, query = parse_filters("ICML 2026 papers on model merging", VENUES)
+    assert (filters.venue, filters.year_min, filters.year_max) == ("ICML", 2026, 2026)
+    assert "ICML" not in query and "2026" not in query and "model merging" in query
+
+
+def test_year_ranges_and_open_ranges() -> None:
+    assert parse_filters("papers from 2015 to 2017 about bandits", VENUES)[0].year_min == 2015
+    assert parse_filters("papers from 2015 to 2017 about bandits", VENUES)[0].year_max == 2017
+    since = parse_filters("NeurIPS papers since 2016 on GANs", VENUES)[0]
+    assert (since.venue, since.year_min, since.year_max) == ("NeurIPS", 2016, None)
+    assert parse_filters("work before 2010 on kernels", VENUES)[0].year_max == 2009
+
+
+def test_unknown_venues_and_plain_questions_are_left_alone() -> None:
+    filters, query = parse_filters("what does the Nature paper say about proteins?", VENUES)
+    assert not filters and query == "what does the Nature paper say about proteins?"
+
+
+def _answer(*titles: str) -> Answer:
+    cites = tuple(
+        Citation(i, Paper(paper_id=t, title=t, abstract="x")) for i, t in enumerate(titles, 1)
+    )
+    return Answer(text="...", grounded=True, query="q", citations=cites)
+
+
+def test_followup_names_the_paper_it_refers_to() -> None:
+    history = [_answer("DensityFlow", "RLER")]
+    assert rewrite_followup("What are its limitations?", history) == (
+        "What are DensityFlow's limitations?"
+    )
+    assert "RLER" in rewrite_followup("and the other one?", history)
+    both = rewrite_followup("How do they differ?", history)
+    assert "DensityFlow" in both and "RLER" in both
+
+
+def test_standalone_questions_are_not_rewritten() -> None:
+    history = [_answer("DensityFlow")]
+    assert rewrite_followup("Which papers study protein folding?", history) == (
+        "Which papers study protein folding?"
+    )
+    assert rewrite_followup("What are its limitations?", None) == "What are its limitations?"
