@@ -233,7 +233,7 @@ class Assistant:
             return answering.refusal(query, hits, backend, timings)
         return replace(checked, hits=tuple(hits), timings=timings)
 
-    def llm(self, backend: Backend | None = None) -> Any:
+    def llm(self, backend: str | None = None) -> Any:
         """The llama-index LLM of a backend, built once (None for extractive)."""
         backend = backend or self.settings.llm.backend
         with self._llm_lock:
