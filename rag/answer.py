@@ -19,12 +19,12 @@ from .embedder import Embedder
 from .types import Answer, Citation, Hit, Paper
 
 REFUSAL = "The indexed papers do not cover this question."
+# Small local models answer "the sources do not answer" far too often when offered that
+# way out, so the prompt does not offer it: retrieval decides what is covered, and a reply
+# that says so anyway is still caught by ``says_no_answer``.
 SYSTEM_PROMPT = (
-    "You answer questions about research papers using only the numbered sources given. "
-    "After every claim, cite its source number in square brackets, like [1] or [2]. "
-    "Use only the source numbers listed. Answer in at most five sentences. "
-    "If the sources do not contain the answer, reply exactly: "
-    "The sources do not answer this question."
+    "Answer the question from the numbered sources. Be brief: at most four sentences. "
+    "Cite the sources like [1] after each sentence."
 )
 _MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
 _NO_ANSWER = re.compile(
@@ -51,27 +51,78 @@ class Source:
     def render(self) -> str:
         p = self.paper
         head = f"[{self.number}] {p.title}" + (f" ({p.venue_year})" if p.venue_year else "")
-        return f"{head}\n{' '.join(self.sentences)}"
+        return f"{head}\n{plain(' '.join(self.sentences))}"
 
 
-def build_sources(
-    question: str, hits: list[Hit], embedder: Embedder, token_budget: int = 650
-) -> list[Source]:
-    """Number the hits and keep, per paper, the sentences closest to the question."""
-    if not hits:
-        return []
-    per_paper = [split_sentences(h.paper.abstract) or [h.paper.abstract] for h in hits]
+def plain(text: str) -> str:
+    """Drop LaTeX formatting commands the model would only stumble over."""
+    text = re.sub(r"\\(?:textbf|textit|emph|texttt|mathrm|text|url)\{([^{}]*)\}", r"\1", text)
+    return text.replace("\\%", "%").replace("\\&", "&")
+
+
+@dataclass(frozen=True)
+class ScoredHit:
+    """A hit with each abstract sentence's similarity to the question."""
+
+    hit: Hit
+    sentences: tuple[str, ...]
+    similarities: np.ndarray
+    named: bool  # the question names the paper's method ("the CSR paper")
+
+    @property
+    def relevance(self) -> float:
+        return 1.0 if self.named else float(self.similarities.max(initial=-1.0))
+
+
+def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[ScoredHit]:
+    """Score every abstract sentence of the hits against the question, in one embedding call.
+
+    Sentence-level similarity separates relevant from unrelated papers far better than
+    whole-chunk similarity: a question usually matches one or two sentences of an abstract.
+    """
+    per_paper = [tuple(split_sentences(h.paper.abstract) or [h.paper.abstract]) for h in hits]
     flat = [s for sentences in per_paper for s in sentences]
     vectors = embedder.embed([question, *flat])
     sims = vectors[1:] @ vectors[0]
-    budget = token_budget // len(hits)
-    sources, offset = [], 0
-    for number, (hit, sentences) in enumerate(zip(hits, per_paper, strict=True), start=1):
-        scores = sims[offset : offset + len(sentences)]
+    scored, offset = [], 0
+    for hit, sentences in zip(hits, per_paper, strict=True):
+        part = sims[offset : offset + len(sentences)]
         offset += len(sentences)
-        keep = _best_within(sentences, scores, budget, embedder)
-        sources.append(Source(number, hit, tuple(sentences[i] for i in keep)))
-    return sources
+        scored.append(ScoredHit(hit, sentences, part, names_paper(question, hit.paper)))
+    return scored
+
+
+def paper_name(paper: Paper) -> str:
+    """The short name a title gives its method ("CSR", "R³-Bench"), or "" if none."""
+    head = re.split(r"\s*[:(]", paper.title, maxsplit=1)[0].strip()
+    if len(head.split()) > 2 or head == paper.title.strip() and len(head.split()) > 1:
+        return ""
+    return head if len(head) >= 3 and re.search(r"[A-Z0-9²³]", head) else ""
+
+
+def names_paper(question: str, paper: Paper) -> bool:
+    name = paper_name(paper)
+    return bool(name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question) is not None
+
+
+def build_sources(
+    scored: list[ScoredHit], embedder: Embedder, token_budget: int = 650
+) -> list[Source]:
+    """Number the relevant hits and keep, per paper, the sentences closest to the question."""
+    if not scored:
+        return []
+    budget = token_budget // len(scored)
+    return [
+        Source(
+            n,
+            s.hit,
+            tuple(
+                s.sentences[i]
+                for i in _best_within(list(s.sentences), s.similarities, budget, embedder)
+            ),
+        )
+        for n, s in enumerate(scored, start=1)
+    ]
 
 
 def _best_within(
@@ -90,7 +141,7 @@ def _best_within(
 
 def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
     context = "\n\n".join(s.render() for s in sources)
-    user = f"Sources:\n\n{context}\n\nQuestion: {question}\nAnswer with citations:"
+    user = f"Sources:\n\n{context}\n\nQuestion: {question}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -171,9 +222,20 @@ def check_citations(
 
 
 def _claims(text: str) -> list[str]:
-    """Sentences that state something (not headings, lead-ins or list labels)."""
-    sentences = [s for line in text.splitlines() for s in split_sentences(line.strip(" -*•"))]
-    return [s for s in sentences if len(s.split()) >= 6 and not s.rstrip().endswith(":")]
+    """Statements a source must back: lines (a paragraph or list item) that cite nothing,
+    sentence by sentence, leaving out headings, lead-ins and short fragments.
+    A marker anywhere in a line covers that line's sentences."""
+    claims = []
+    for line in text.splitlines():
+        if _MARKER.search(line):
+            claims.append(line.strip(" -*•"))
+            continue
+        claims.extend(
+            s
+            for s in split_sentences(line.strip(" -*•"))
+            if len(s.split()) >= 6 and not s.rstrip().endswith(":")
+        )
+    return claims
 
 
 def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> str:
@@ -194,23 +256,27 @@ def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> 
 def _best_quote(text: str, number: int, source: Source, embedder: Embedder) -> str:
     """The abstract sentence closest to the statements that cite this source."""
     marker = re.compile(rf"\[[^\]]*\b{number}\b[^\]]*\]")
-    statements = [s for s in _claims(text) + split_sentences(text) if marker.search(s)]
+    sentences_of_text = [s for line in text.splitlines() for s in split_sentences(line)]
+    statements = [s for s in sentences_of_text if marker.search(s)]
     sentences = split_sentences(source.paper.abstract)
     if not statements or not sentences:
         return sentences[0] if sentences else ""
+    quoted = [s for s in sentences if s.rstrip(" .") in statements[0]]
+    if quoted:
+        return quoted[0]  # the statement repeats the abstract's own words
     vectors = embedder.embed([_MARKER.sub("", statements[0]), *sentences])
     return sentences[int(np.argmax(vectors[1:] @ vectors[0]))]
 
 
 # -- the extractive backend ------------------------------------------------------------------
-def extractive_reply(question: str, sources: list[Source], embedder: Embedder) -> str:
+def extractive_reply(scored: list[ScoredHit]) -> str:
     """No LLM: each relevant paper's sentence that best answers the question, cited."""
+    per_paper = {1: 3, 2: 2}.get(len(scored), 1)  # say more when fewer papers are relevant
     lines = []
-    for source in sources:
-        sentences = list(source.sentences)
-        vectors = embedder.embed([question, *sentences])
-        best = sentences[int(np.argmax(vectors[1:] @ vectors[0]))]
-        lines.append(f"- {source.paper.title}: {best} [{source.number}]")
+    for number, s in enumerate(scored, start=1):
+        top = sorted(np.argsort(-s.similarities)[:per_paper])
+        said = " ".join(s.sentences[i] for i in top).rstrip(" .")
+        lines.append(f"- {s.hit.paper.title}: {said} [{number}].")
     return "\n".join(lines)
 
 

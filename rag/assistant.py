@@ -190,31 +190,32 @@ class Assistant:
             yield refused.text
             yield refused
             return
-        sources = answering.build_sources(query, relevant, self.embedder)
+        sources = answering.build_sources(relevant, self.embedder)
         started = time.perf_counter()
         text = ""
-        for piece in self._generate(backend, query, sources):
+        for piece in self._generate(backend, query, relevant, sources):
             text += piece
             yield piece
         timings["generate"] = time.perf_counter() - started
         yield self._finish(text, query, sources, hits, backend, timings)
 
-    def _relevant(self, query: str, hits: list[Hit]) -> list[Hit]:
-        """Hits close enough to the question to answer from; none means refuse."""
+    def _relevant(self, query: str, hits: list[Hit]) -> list[answering.ScoredHit]:
+        """Hits close enough to the question to answer from, in fused order; none: refuse."""
         if not hits:
             return []
-        missing = [h.paper.paper_id for h in hits if h.dense_similarity is None]
-        sims = self.retriever.similarity(query, missing) if missing else {}
+        scored = answering.score_hits(query, hits, self.embedder)
         threshold = self.settings.retrieval.min_similarity
-        scored = [(h, h.dense_similarity or sims.get(h.paper.paper_id, 0.0)) for h in hits]
-        if max(s for _, s in scored) < threshold:
-            return []
-        # keep the fused order, but drop papers far below the best match
-        return [h for h, s in scored if s >= threshold * 0.8]
+        return [s for s in scored if s.relevance >= threshold]
 
-    def _generate(self, backend: str, query: str, sources: list[answering.Source]) -> Iterator[str]:
+    def _generate(
+        self,
+        backend: str,
+        query: str,
+        relevant: list[answering.ScoredHit],
+        sources: list[answering.Source],
+    ) -> Iterator[str]:
         if backend == "extractive":
-            yield answering.extractive_reply(query, sources[:3], self.embedder)
+            yield answering.extractive_reply(relevant[:3])
             return
         messages = answering.build_messages(query, sources)
         yield from answering.stream_reply(stream_chat(self.llm(backend), messages))

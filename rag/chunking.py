@@ -13,7 +13,7 @@ from .types import Paper
 
 # A sentence ends at . ! or ? followed by space and something that starts a sentence;
 # common abbreviations are not ends.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[$\\\"'])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9($\\\"'])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "cf.", "Fig.", "Eq.", "etc.", "resp.", "approx.")
 
 

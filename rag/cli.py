@@ -226,18 +226,19 @@ def cmd_settings(args: argparse.Namespace) -> int:
 def _print_streamed(events: Any) -> Any:
     from .types import Answer
 
-    final = None
+    final, streamed = None, ""
     for event in events:
         if isinstance(event, Answer):
             final = event
         else:
+            streamed += event
             print(event, end="", flush=True)
     print()
     if final is None:
         return None
-    print(f"\n(searched for: {final.query})", file=sys.stderr)
+    print(f"(searched for: {final.query})")
     if final.grounded:
-        print("\n" + render_checked(final))
+        print("\n" + render_checked(final, show_text=final.text.strip() != streamed.strip()))
     else:
         closest = ", ".join(h.paper.label for h in final.hits[:3])
         if closest:
@@ -245,9 +246,10 @@ def _print_streamed(events: Any) -> Any:
     return final
 
 
-def render_checked(answer: Any) -> str:
+def render_checked(answer: Any, show_text: bool = True) -> str:
     """The checked answer (markers renumbered, bogus ones gone) and its references."""
-    lines = [answer.text, "", "References:"]
+    lines = ["Checked answer:", answer.text, ""] if show_text else []
+    lines.append("References:")
     for c in answer.citations:
         p = c.paper
         where = ", ".join(x for x in (p.venue_year, p.url) if x)

@@ -7,6 +7,7 @@ which never embed (``rag stats``) start quickly.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +20,8 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
     from tokenizers import Tokenizer
+
+    from .query_encoder import QueryEncoder
 
 from .settings import EmbedderSettings
 
@@ -107,6 +110,8 @@ class Embedder:
         """Unit-length float32 vectors, one row per text."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._light(len(texts)):
+            return self._embed_light(texts)
         with self._lock:  # torch on 2 cores: one encode at a time is fastest
             vectors = self.model.encode(
                 texts,
@@ -118,4 +123,27 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
+        """A question's unit vector; with numpy unless this process has loaded torch."""
         return self.embed([text])[0]
+
+    light_max_texts = 64  # larger batches (ingesting) go to torch, which is faster on them
+
+    @cached_property
+    def light_encoder(self) -> QueryEncoder | None:
+        """The numpy forward pass of this model, or None if it is not a BERT it can run."""
+        from .query_encoder import QueryEncoder, supports
+
+        return QueryEncoder(self.path, self.max_tokens) if supports(self.path) else None
+
+    def _light(self, n_texts: int) -> bool:
+        """Embed with numpy: a few texts in a process without torch, which takes seconds to
+        import (a question from the CLI, a request to the server). Ingesting uses torch."""
+        return (
+            n_texts <= self.light_max_texts
+            and "torch" not in sys.modules
+            and self.light_encoder is not None
+        )
+
+    def _embed_light(self, texts: list[str]) -> np.ndarray:
+        assert self.light_encoder is not None
+        return self.light_encoder.encode(texts)

@@ -31,9 +31,11 @@ def make_llm(settings: LLMSettings) -> Any | None:
 def _as_default(llm: Any) -> Any:
     """Make llama-index use this LLM and no embedder of its own (its defaults call OpenAI)."""
     from llama_index.core import Settings
+    from llama_index.core.embeddings import MockEmbedding
 
     Settings.llm = llm
-    Settings.embed_model = None
+    # retrieval is done by this package; llama-index must never embed (or reach OpenAI)
+    Settings.embed_model = MockEmbedding(embed_dim=1)
     return llm
 
 

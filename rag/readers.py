@@ -227,14 +227,21 @@ def _parse_json(text: str, source: str) -> _Records:
             "must parse as a whole (use JSONL to skip bad lines).",
             f"{source}:{exc.lineno}",
         ) from None
-    if isinstance(data, dict) and not _lookup(_lowered(data), "abstract"):
-        raise InputError(
-            "expected a JSON array of paper objects, found one object without an abstract. "
-            "Write the papers as a JSON array or as JSONL.",
-            source,
-        )
-    for number, record in enumerate(data if isinstance(data, list) else [data], start=1):
+    for number, record in enumerate(_json_records(data, source), start=1):
         yield f"{source} record {number}", record
+
+
+def _json_records(data: Any, source: str) -> list[Any]:
+    """The records of a JSON array, or the one paper a lone object describes."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict) and _lookup(_lowered(data), "abstract"):
+        return [data]
+    raise InputError(
+        f"expected a JSON array of paper objects, found {_kind(data)}. "
+        "Write the papers as a JSON array or as JSONL.",
+        source,
+    )
 
 
 def _parse_jsonl(text: str, source: str) -> _Records:
@@ -362,7 +369,9 @@ def _lookup(fields: dict[str, Any], name: str, aliases: Iterable[str] = ()) -> A
 
 
 def _kind(value: Any) -> str:
-    names = {str: "a string", list: "a list", int: "a number", float: "a number", bool: "a boolean"}
+    names = {str: "a string", list: "a list", dict: "an object", bool: "a boolean"}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "a number"
     return names.get(type(value), "null" if value is None else type(value).__name__)
 
 

@@ -4,12 +4,17 @@ One record per chunk: id ``{paper_id}::{n}``, its embedding, its text as the doc
 the paper's metadata (chunk 0 also carries the abstract). The collection's own metadata
 records the embedder, its dimension and the chunking, and a ``version`` stamp that changes
 with every write, so readers in other processes know when to reload.
+
+The embedded client (a folder) and the HTTP client (``chroma run``, any number of serving
+processes) behave the same here: their errors become ``NoIndexError`` (no collection) or
+``ConfigError`` (server unreachable, token refused), never a raw ``httpx`` or Chroma error.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -21,6 +26,7 @@ from .settings import StoreSettings
 from .types import Paper
 
 SCHEMA = 1
+WRITING = "writing-"  # prefix of a version stamp set before a write that has not finished
 _PAGE = 5000
 
 
@@ -67,10 +73,23 @@ def make_client(settings: StoreSettings) -> Any:
             settings=chroma_settings,
         )
     except Exception as exc:  # chromadb raises plain exceptions for connection problems
-        raise ConfigError(
-            f"Cannot reach the Chroma server at {settings.chroma_url} ({exc}). "
-            "Start it (`chroma run --path DIR`) or fix --chroma-url."
-        ) from exc
+        raise _server_error(settings, exc) from exc
+
+
+def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
+    """What to do about a failed call to a Chroma server."""
+    text = str(exc)
+    if any(s in text for s in ("401", "403", "Unauthorized", "Forbidden")) or "Auth" in type(
+        exc
+    ).__name__:
+        return ConfigError(
+            f"The Chroma server at {settings.chroma_url} refused the request ({text[:200]}). "
+            "Set its token: --chroma-token or RAG_STORE__CHROMA_TOKEN."
+        )
+    return ConfigError(
+        f"Cannot reach the Chroma server at {settings.chroma_url} ({text[:200]}). "
+        "Start it (`chroma run --path DIR`) or fix --chroma-url."
+    )
 
 
 def describe(settings: StoreSettings) -> str:
@@ -119,27 +138,41 @@ class PaperStore:
         self.settings = settings
         self.client = client if client is not None else make_client(settings)
         self._collection: Any | None = None
+        self._written = False  # since the last version stamp
 
     # -- opening ---------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Chroma's and httpx's errors, from either client, as this package's errors."""
+        try:
+            yield
+        except NoIndexError:
+            raise
+        except Exception as exc:
+            if type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc):
+                self._collection = None
+                raise NoIndexError(
+                    f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
+                ) from exc
+            if self.settings.chroma_url and _is_transport_error(exc):
+                raise _server_error(self.settings, exc) from exc
+            raise
+
     def exists(self) -> bool:
         try:
-            self._get()
+            self._fresh()
             return True
         except NoIndexError:
             return False
 
     def _get(self) -> Any:
-        if self._collection is None:
-            try:
-                self._collection = self.client.get_collection(self.settings.collection)
-            except Exception as exc:  # NotFoundError on both clients, other errors on servers
-                if "does not exist" in str(exc) or "NotFound" in type(exc).__name__:
-                    raise NoIndexError(
-                        f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
-                    ) from exc
-                raise ConfigError(
-                    f"Cannot open the index in {describe(self.settings)}: {exc}"
-                ) from exc
+        return self._collection if self._collection is not None else self._fresh()
+
+    def _fresh(self) -> Any:
+        """The collection as stored now; its handle is kept, since another process may have
+        dropped and re-created it (``--rebuild``) under a new id."""
+        with self._errors():
+            self._collection = self.client.get_collection(self.settings.collection)
         return self._collection
 
     def open_for_write(self, provenance: Provenance) -> None:
@@ -148,12 +181,14 @@ class PaperStore:
             self.check(provenance)
         except NoIndexError:
             meta = {**provenance.as_metadata(), "schema": SCHEMA, "version": uuid.uuid4().hex}
-            self._collection = self.client.get_or_create_collection(
-                self.settings.collection,
-                metadata=meta,
-                configuration={"hnsw": {"space": "cosine"}},
-                embedding_function=None,
-            )
+            with self._errors():
+                self._collection = self.client.get_or_create_collection(
+                    self.settings.collection,
+                    metadata=meta,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    embedding_function=None,
+                )
+        self._written = False
 
     def check(self, provenance: Provenance) -> None:
         """Raise if the collection's vectors were made with another embedder or chunking."""
@@ -166,36 +201,47 @@ class PaperStore:
                 )
 
     def metadata(self) -> dict[str, Any]:
-        return dict(self._get().metadata or {})
+        """The collection's metadata as stored now (another process may have changed it)."""
+        return dict(self._fresh().metadata or {})
 
     def version(self) -> str:
-        """Changes with every write; fresh from the server on each call."""
-        collection = self.client.get_collection(self.settings.collection)
-        return str((collection.metadata or {}).get("version", ""))
+        """Changes with every write; read afresh on each call (one request to a server)."""
+        return str(self.metadata().get("version", ""))
 
     def bump_version(self) -> None:
-        meta = {**self.metadata(), "version": uuid.uuid4().hex}
-        meta.pop("hnsw:space", None)
-        self._get().modify(metadata=meta)
-        self._collection = None
+        """Give the index a new version stamp, so that readers everywhere reload.
+
+        A stamp set before this store has written (the start of an ingest) begins with
+        ``WRITING``; the one set after its writes does not. A snapshot read under a
+        ``WRITING`` stamp may miss the rest of the write (or a write that crashed), so
+        readers do not keep it on disk for other processes.
+        """
+        stamp = uuid.uuid4().hex if self._written else WRITING + uuid.uuid4().hex
+        meta = {**self.metadata(), "version": stamp}
+        meta.pop("hnsw:space", None)  # set at creation; Chroma refuses to modify it
+        with self._errors():
+            self._get().modify(metadata=meta)
+        self._written = False
 
     def drop(self) -> None:
         try:
-            self.client.delete_collection(self.settings.collection)
-        except Exception as exc:
-            if "does not exist" not in str(exc) and "NotFound" not in type(exc).__name__:
-                raise
+            with self._errors():
+                self.client.delete_collection(self.settings.collection)
+        except NoIndexError:
+            pass
         self._collection = None
 
     # -- reading ---------------------------------------------------------------------------
     def count(self) -> int:
-        return int(self._get().count())
+        with self._errors():
+            return int(self._get().count())
 
     def iter_chunks(self, with_documents: bool = True) -> Iterator[StoredChunk]:
         include = ["metadatas", "documents"] if with_documents else ["metadatas"]
         collection, offset = self._get(), 0
         while True:
-            page = collection.get(include=include, limit=_PAGE, offset=offset)
+            with self._errors():
+                page = collection.get(include=include, limit=_PAGE, offset=offset)
             docs = page.get("documents") or [""] * len(page["ids"])
             for cid, text, meta in zip(page["ids"], docs, page["metadatas"], strict=True):
                 yield StoredChunk(cid, text or "", dict(meta or {}))
@@ -207,12 +253,13 @@ class PaperStore:
         self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """Nearest chunks as (chunk id, cosine similarity), best first."""
-        result = self._get().query(
-            query_embeddings=[vector.tolist()],
-            n_results=n,
-            where=where or None,
-            include=["distances"],
-        )
+        with self._errors():
+            result = self._get().query(
+                query_embeddings=[vector.tolist()],
+                n_results=n,
+                where=where or None,
+                include=["distances"],
+            )
         return [
             (cid, 1.0 - float(d))
             for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)
@@ -226,17 +273,34 @@ class PaperStore:
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
-        collection = self._get()
-        for start in range(0, len(ids), _PAGE):
-            end = start + _PAGE
-            collection.upsert(
-                ids=list(ids[start:end]),
-                embeddings=embeddings[start:end],
-                documents=list(documents[start:end]),
-                metadatas=list(metadatas[start:end]),
-            )
+        collection, page = self._get(), self._page()
+        for start in range(0, len(ids), page):
+            end = start + page
+            with self._errors():
+                collection.upsert(
+                    ids=list(ids[start:end]),
+                    embeddings=embeddings[start:end],
+                    documents=list(documents[start:end]),
+                    metadatas=list(metadatas[start:end]),
+                )
+            self._written = True
 
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
-        collection = self._get()
-        for start in range(0, len(chunk_ids), _PAGE):
-            collection.delete(ids=list(chunk_ids[start : start + _PAGE]))
+        collection, page = self._get(), self._page()
+        for start in range(0, len(chunk_ids), page):
+            with self._errors():
+                collection.delete(ids=list(chunk_ids[start : start + page]))
+            self._written = True
+
+    def _page(self) -> int:
+        """Records per write request: a server may take fewer than the embedded client."""
+        with self._errors():
+            return max(1, min(_PAGE, int(self.client.get_max_batch_size())))
+
+
+def _is_transport_error(exc: Exception) -> bool:
+    """A connection refused, a timeout, or an HTTP error status without a Chroma error."""
+    return type(exc).__module__.startswith(("httpx", "httpcore")) or type(exc) in (
+        Exception,
+        ValueError,
+    )

@@ -9,7 +9,9 @@ that names nothing gets a short phrase for its contribution or its first sentenc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 MAX_WORDS = 8
 MAX_CHARS = 80
@@ -25,21 +27,49 @@ _TEXT_COMMANDS = re.compile(
     r"\\(?:textbf|textit|textsc|texttt|textrm|emph|underline|url|mathrm|mathbf|mathit|"
     r"mathcal|mathbb|mathsf|operatorname|text|tilde|hat|bar)\s*\{([^{}]*)\}"
 )
+_MARKUP = re.compile(r"[\\$*{}\[]|--")
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=\S)([^*\n]+?)(?<=\S)\*{1,2}(?![\w*])")
 _MATH = re.compile(r"\$([^$\n]{1,80})\$")
 _CONTRIBUTION_VERBS = r"propose|present|introduce|develop|design"
 _NAMING_WORDS = r"called|named|dubbed|termed"
-_STUDY_VERBS = r"study|investigate|consider|tackle|examine"
+_INTRODUCING = re.compile(rf"\b(?:(?P<verb>{_CONTRIBUTION_VERBS})|(?P<naming>{_NAMING_WORDS}))\s+")
+_STUDY_VERBS = r"study|studies|investigate|consider|tackle|examine|address"
 # Words a phrase may be cut before, so it ends on a whole noun phrase.
 _SPLIT_WORDS = frozenset(
     "in for of on with during across from into over under between that which and or as at "
     "to by via using based together through without among within".split()
 )
-_TRAILING = _SPLIT_WORDS | {"a", "an", "the", "both", "its", "their", "our", "is", "are"}
+_TRAILING = _SPLIT_WORDS | frozenset(
+    "a an the both its their our is are be can where when while whose who how than such some "
+    "each these this those it around about against toward towards beyond upon per".split()
+)
 _HARD_STOPS = re.compile(
-    r"[,;:]|\s[—–-]{1,3}\s|—|\.(?:\s|$)| by | via | using | which | while | where | whose "
-    r"| instead of | in order to | such as | so that "
+    r"[,;:]|\s[—–-]{1,3}\s|—|\.(?:\s|$)| by | via | which | while | where | whose | when "
+    r"| whereas | although | because | instead of | in order to | such as | so that "
 )
 _GENERIC_HEADS = frozenset("framework method approach model algorithm system technique".split())
+_VACUOUS = _GENERIC_HEADS | frozenset(
+    "simple efficient effective general generic novel new unified principled practical flexible "
+    "fast scalable robust powerful improved alternative class family procedure scheme strategy "
+    "methods algorithms models approaches frameworks techniques paper work".split()
+)
+_OPENING = r"^(?:we|this (?:paper|work|note|article|study|research))\s+\w+\s+(?:that\s+)?"
+_PRONOUNS = frozenset("it this these there we our they their such".split())
+_SUBJECT = r"(?:\bwe\b|\bthis (?:paper|work|article|note|study)\b)"
+_CONTRIBUTION_PATTERNS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"{_SUBJECT}.*?\b(?:{_CONTRIBUTION_VERBS})s?\s+(?P<p>(?:a|an)\s.+)",
+        rf"{_SUBJECT}\s+(?:\w+\s+)?(?:{_STUDY_VERBS})s?\s+(?P<p>.+)",
+        rf"{_SUBJECT}.*?\bby\s+(?P<p>\w+ing\s.+)",
+    )
+)
+_LEAD_IN = re.compile(r"^(?:in this (?:paper|work),?\s*|\S+ et al\.\s*(?:\(\d{4}\)\s*)?\w+\s+)")
+_MAIN_VERB = re.compile(r"\s(?:is|are|was|were|has|have|remains?|can|could|may|will)\s")
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:(?:problem|task|question|use|issue|challenge)\s+of\s+(?:the\s+)?)?",
+    re.IGNORECASE,
+)
 _NOT_OBJECTS = frozenset("this these that those it them such their its our how".split())
 
 
@@ -57,25 +87,26 @@ def derive_title(abstract: str) -> str:
     phrase (at most ~8 words) for its contribution or its first sentence.
     """
     sentences = _sentences(strip_markup(abstract))
-    if not sentences:
-        return "Untitled paper"
     named = _find_named(sentences)
     if named is not None:
-        return _label(named)
-    phrase = _contribution_phrase(sentences) or _first_sentence_phrase(sentences[0])
-    return _capitalise(_shorten(phrase, MAX_CHARS)) or "Untitled paper"
+        return _label(named, fallback=_best_phrase(_topic_phrases(sentences)))
+    candidates = chain(_contribution_phrases(sentences), _topic_phrases(sentences))
+    return _best_phrase(candidates) or _first_words(" ".join(sentences)) or "Untitled paper"
 
 
 def strip_markup(text: str) -> str:
     """Plain text from light LaTeX/Markdown: ``\\textit{X}`` -> X, ``Trap$^{2}$`` -> Trap²."""
+    if not _MARKUP.search(text):
+        return " ".join(text.split())
     text = _MATH.sub(lambda m: _plain_math(m.group(1)), text)
     for _ in range(3):  # nested commands, innermost first
         text = _TEXT_COMMANDS.sub(r"\1", text)
     text = re.sub(r"\\(?:cite\w*|ref|label)\{[^{}]*\}", "", text)
     text = re.sub(r"\\([%&_#$])", r"\1", text)
+    text = re.sub(r"\\(?:emph|em|textbf|bf|textit|it)(?![a-z])\s*", "", text)  # "\emphWord"
     text = re.sub(r"\\([A-Za-z]+)", lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
     text = re.sub(r"\[([^\]]+)\]\([^)\s]+\)", r"\1", text)  # Markdown link -> its text
-    text = re.sub(r"\*{1,2}([^*\n]+?)\*{1,2}", r"\1", text)  # *emphasis* -> emphasis
+    text = _EMPHASIS.sub(r"\1", text)  # *emphasis* -> emphasis, but "A* search" stays
     text = text.replace("---", "—").replace("--", "–").replace("{", "").replace("}", "")
     return " ".join(text.split())
 
@@ -103,8 +134,7 @@ def _find_named(sentences: list[str]) -> _Named | None:
     for sentence in sentences:
         if not re.search(r"\b(?:we|our)\b", sentence, re.IGNORECASE):
             continue  # "Jung et al. introduce ..." is prior work, not this paper's
-        pattern = rf"\b(?:(?P<verb>{_CONTRIBUTION_VERBS})|(?P<naming>{_NAMING_WORDS}))\s+"
-        for match in re.finditer(pattern, sentence):
+        for match in _INTRODUCING.finditer(sentence):
             rest = sentence[match.end() :]
             if match.group("verb"):
                 named = _name_after_verb(rest)
@@ -161,7 +191,16 @@ def _parse_span(span: str, *, allow_capitalised: bool) -> _Named | None:
     if inner and _abbreviates(inner["acr"], inner["words"].split()):
         name = f"{inner['acr']} {inner['rest']}"  # "Random Process (RP) Flow" -> "RP Flow"
         return _Named(name) if len(name.split()) <= 3 else None
+    tagged = re.match(r"(?P<before>(?:\S+\s+){0,5}?\S+)\s*\((?P<name>[^()\s]+)\)", span)
+    if tagged and _is_name_token(tagged["name"]) and not _defines(tagged):
+        return _Named(tagged["name"], description=tagged["before"])  # "a tool (ProveIt)"
     return _plain_name(span, allow_capitalised=allow_capitalised)
+
+
+def _defines(tagged: re.Match[str]) -> bool:
+    """Whether "(KMM)" abbreviates the words before it ("kernel mean matching (KMM)")."""
+    words = tagged["before"].split()
+    return any(_abbreviates(tagged["name"], words[-k:]) for k in range(1, len(words) + 1))
 
 
 def _plain_name(span: str, *, allow_capitalised: bool) -> _Named | None:
@@ -202,67 +241,110 @@ def _abbreviates(acronym: str, words: list[str]) -> bool:
     return True
 
 
-def _label(named: _Named) -> str:
-    description = _strip_article(named.description)
-    generic = not description or description.lower() in _GENERIC_HEADS
-    if named.expansion and not generic:
-        head = f"{named.name} ({named.expansion}): "
-        fitted = _shorten(description, MAX_CHARS - len(head))
-        if fitted and fitted.lower() not in _GENERIC_HEADS:
-            return head + fitted
+def _label(named: _Named, fallback: str) -> str:
+    """ "NAME (Expansion): description", "NAME: Expansion" or "NAME: description"."""
     if named.expansion:
-        return f"{named.name}: {named.expansion}"
-    if generic:
-        return named.name
-    return f"{named.name}: {_shorten(description, MAX_CHARS - len(named.name) - 2)}"
+        head = f"{named.name} ({named.expansion}): "
+        described = _describe(named.description, MAX_CHARS - len(head))
+        if described:
+            return head + described
+        if len(named.name) + len(named.expansion) + 2 <= MAX_CHARS:
+            return f"{named.name}: {named.expansion}"
+    budget = MAX_CHARS - len(named.name) - 2
+    described = _describe(named.description, budget) or _describe(fallback, budget)
+    return f"{named.name}: {described}" if described else named.name
+
+
+def _describe(description: str, budget: int) -> str:
+    """The description cut to ``budget`` characters; empty when nothing specific is left."""
+    fitted = _shorten(_cut_at_stops(description), budget) if budget >= 12 else ""
+    return fitted if _is_specific(fitted) else ""
 
 
 # --- papers that name nothing -----------------------------------------------------------
 
 
-def _contribution_phrase(sentences: list[str]) -> str:
-    """What "we propose a ...", "we study ..." or "we ... by learning ..." is about."""
-    patterns = (
-        rf"\bwe\b.*?\b(?:{_CONTRIBUTION_VERBS})\s+(?P<p>(?:a|an)\s.+)",
-        rf"\bwe\s+(?:\w+\s+)?(?:{_STUDY_VERBS})\s+(?P<p>.+)",
-        r"\bwe\b.*?\bby\s+(?P<p>\w+ing\s.+)",
-    )
-    for pattern in patterns:
-        for sentence in sentences:
-            match = re.search(pattern, sentence, re.IGNORECASE)
-            if match and match["p"].split()[0].lower() not in _NOT_OBJECTS:
-                return _cut_at_stops(match["p"])
+def _best_phrase(candidates: Iterable[str]) -> str:
+    """The first candidate that, shortened, still says something specific."""
+    for candidate in candidates:
+        phrase = _shorten(candidate, MAX_CHARS)
+        if _is_specific(phrase):
+            return _capitalise(phrase)
     return ""
 
 
-def _first_sentence_phrase(sentence: str) -> str:
-    sentence = re.sub(r"^(?:in this (?:paper|work),?\s*)", "", sentence, flags=re.IGNORECASE)
-    sentence = re.sub(r"^\S+ et al\.\s*(?:\(\d{4}\)\s*)?\w+\s+", "", sentence)
-    phrase = _cut_at_stops(sentence)
-    verb = re.search(r"\s(?:is|are|was|were|has|have|remains?|can|could|may)\s", phrase)
-    return phrase[: verb.start()] if verb and len(phrase[: verb.start()].split()) >= 2 else phrase
+def _contribution_phrases(sentences: list[str]) -> Iterator[str]:
+    """What "we propose a ...", "this paper studies ..." or "we ... by learning ..." is about."""
+    for pattern in _CONTRIBUTION_PATTERNS:
+        for sentence in sentences:
+            match = pattern.search(sentence)
+            if match and match["p"].split()[0].lower() not in _NOT_OBJECTS:
+                yield _cut_at_stops(match["p"])
+
+
+def _topic_phrases(sentences: list[str]) -> Iterator[str]:
+    """The subject of each of the first sentences ("Retrieval-augmented generation for ...")."""
+    for sentence in sentences[:3]:
+        sentence = _LEAD_IN.sub("", sentence)
+        sentence = re.sub(r"^[^,]{1,40},\s+(?=\S)", "", sentence)  # "Recently, ..."
+        sentence = re.sub(_OPENING, "", sentence, flags=re.IGNORECASE)
+        phrase = _cut_at_stops(sentence)
+        verb = _MAIN_VERB.search(phrase)
+        yield phrase[: verb.start()] if verb and verb.start() > phrase.find(" ") else phrase
 
 
 def _cut_at_stops(phrase: str) -> str:
+    """The phrase up to its first clause boundary, skipping commas inside adjective lists."""
     phrase = re.sub(r"\s*\([^()]*\)", "", phrase)  # "(LLMs)", "(Convex Losses ...)"
+    # "a novel, simple, and flexible approach" -> "a flexible approach"
+    phrase = re.sub(r"^((?:an?|the)\s+)?(?:\w+,\s+)+(?:and\s+)?(?=\w+\s)", r"\1", phrase)
     return _HARD_STOPS.split(phrase, maxsplit=1)[0].strip()
 
 
 def _shorten(phrase: str, budget: int) -> str:
     """At most MAX_WORDS words and ``budget`` characters, ending on a whole phrase."""
-    words = _strip_article(phrase).split()
+    words = [w for w in (w.strip("—–-,;:") for w in _strip_filler(phrase).split()) if w]
     if words and words[0].lower() in {"novel", "new"}:
         words = words[1:]
-    while len(words) > MAX_WORDS or len(" ".join(words)) > budget:
-        cuts = [i for i in range(1, min(len(words), MAX_WORDS + 1)) if words[i] in _SPLIT_WORDS]
-        words = words[: cuts[-1] if cuts else len(words) - 1]
-    while words and words[-1].lower() in _TRAILING:
+    cut = False
+    while words and (len(words) > MAX_WORDS or len(" ".join(words)) > budget):
+        words, cut = words[: _cut_point(words, budget)], True
+    while words and (words[-1].lower() in _TRAILING or (cut and _is_dangling(words[-1]))):
         words = words[:-1]
     return " ".join(words)
 
 
-def _strip_article(phrase: str) -> str:
-    return re.sub(r"^(?:a|an|the)\s+", "", phrase.strip(), flags=re.IGNORECASE)
+def _cut_point(words: list[str], budget: int) -> int:
+    """Where to cut: before the last split word in reach, else after MAX_WORDS words."""
+    cuts = [i for i in range(1, min(len(words), MAX_WORDS + 1)) if words[i] in _SPLIT_WORDS]
+    if cuts and (cuts[-1] >= 2 or len(" ".join(words[:MAX_WORDS])) > budget):
+        return cuts[-1]
+    return MAX_WORDS if len(words) > MAX_WORDS else len(words) - 1
+
+
+def _is_dangling(word: str) -> bool:
+    """ "governed", "efficiently": a cut that ends on one left its clause half-said."""
+    return len(word) > 4 and word.islower() and word.endswith(("ed", "ly"))
+
+
+def _is_specific(phrase: str) -> bool:
+    words = [w.lower() for w in phrase.split()]
+    if len(words) < 2 or words[0] in _PRONOUNS:
+        return False
+    return not all(w in _VACUOUS for w in words)
+
+
+def _strip_filler(phrase: str) -> str:
+    """Without a leading article or "the problem of"."""
+    return _LEADING_FILLER.sub("", phrase.strip())
+
+
+def _first_words(text: str) -> str:
+    """Last resort: the abstract's first words, within MAX_CHARS."""
+    words = text.split()[:MAX_WORDS]
+    while len(" ".join(words)) > MAX_CHARS and len(words) > 1:
+        words = words[:-1]
+    return _capitalise(" ".join(words)[:MAX_CHARS])
 
 
 def _capitalise(phrase: str) -> str:

@@ -1,0 +1,158 @@
+"""The MiniLM sentence embedder's forward pass in numpy, for questions and short texts.
+
+Importing torch and sentence-transformers takes seconds; this needs only numpy,
+``tokenizers`` and ``safetensors`` and gives the same vectors (cosine > 0.999) for the
+bundled all-MiniLM-L6-v2: a BERT encoder, mean pooling over the tokens, unit length.
+``Embedder`` uses it for a few texts in a process that has not loaded torch; ingestion,
+with its large batches, stays on torch.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ConfigError
+
+_BATCH = 16  # texts per forward pass: sorted by length, so little padding is computed
+
+
+def supports(path: str | Path) -> bool:
+    """Whether the model folder is a BERT encoder with mean pooling and normalisation."""
+    path = Path(path)
+    try:
+        config = json.loads((path / "config.json").read_text())
+        pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
+        modules = json.loads((path / "modules.json").read_text())
+    except (OSError, ValueError, KeyError):
+        return False
+    modes = {k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True}
+    return (
+        config.get("model_type") == "bert"
+        and config.get("hidden_act") == "gelu"
+        and config.get("position_embedding_type", "absolute") == "absolute"
+        and (path / "model.safetensors").is_file()
+        and modes == {"pooling_mode_mean_tokens"}
+        and [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
+        == ["Transformer", "Pooling", "Normalize"]
+    )
+
+
+class QueryEncoder:
+    """Unit-length float32 vectors for texts, computed with numpy alone."""
+
+    def __init__(self, path: str | Path, max_tokens: int = 256) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        path = Path(path)
+        if not supports(path):
+            raise ConfigError(f"{path} is not a BERT mean-pooling model; use the torch embedder.")
+        config = json.loads((path / "config.json").read_text())
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.max_tokens = min(max_tokens, int(config["max_position_embeddings"]))
+        weights = load_file(str(path / "model.safetensors"))
+        self.w = {
+            k.removeprefix("bert."): v.astype(np.float32, copy=False) for k, v in weights.items()
+        }
+        # the file's own settings truncate and pad to 128; sentence-transformers does neither
+        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(self.max_tokens)
+        _one_blas_thread()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One unit-length row per text, in the order given."""
+        dim = self.w["embeddings.word_embeddings.weight"].shape[1]
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        if not texts:
+            return out
+        ids = [e.ids for e in self.tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        for start in range(0, len(order), _BATCH):
+            rows = order[start : start + _BATCH]
+            out[rows] = self._forward([ids[i] for i in rows])
+        return out
+
+    # -- the model -----------------------------------------------------------------------------
+    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+        longest = max(len(ids) for ids in batch)
+        tokens = np.zeros((len(batch), longest), dtype=np.int64)
+        mask = np.zeros((len(batch), longest), dtype=np.float32)
+        for row, ids in enumerate(batch):
+            tokens[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1.0
+        x = self._embed(tokens)
+        bias = (1.0 - mask)[:, None, None, :] * np.finfo(np.float32).min
+        for layer in range(self.layers):
+            x = self._layer(x, bias, f"encoder.layer.{layer}.")
+        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)[:, None]
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
+    def _embed(self, tokens: np.ndarray) -> np.ndarray:
+        w = self.w
+        x = (
+            w["embeddings.word_embeddings.weight"][tokens]
+            + w["embeddings.position_embeddings.weight"][: tokens.shape[1]][None]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        return self._norm(x, "embeddings.LayerNorm.")
+
+    def _layer(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
+        attention = self._attention(x, bias, p + "attention.self.")
+        x = self._norm(
+            x + self._dense(attention, p + "attention.output.dense."),
+            p + "attention.output.LayerNorm.",
+        )
+        hidden = _gelu(self._dense(x, p + "intermediate.dense."))
+        return self._norm(x + self._dense(hidden, p + "output.dense."), p + "output.LayerNorm.")
+
+    def _attention(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
+        b, n, d = x.shape
+        h = self.heads
+
+        def split(name: str) -> np.ndarray:
+            return self._dense(x, p + name + ".").reshape(b, n, h, d // h).transpose(0, 2, 1, 3)
+
+        q, k, v = split("query"), split("key"), split("value")
+        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // h, dtype=np.float32) + bias
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        scores /= scores.sum(axis=-1, keepdims=True)
+        return (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
+
+    def _dense(self, x: np.ndarray, p: str) -> np.ndarray:
+        out: np.ndarray = x @ self.w[p + "weight"].T
+        out += self.w[p + "bias"]
+        return out
+
+    def _norm(self, x: np.ndarray, p: str) -> np.ndarray:
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + self.eps) * self.w[p + "weight"] + self.w[p + "bias"]
+
+
+def _one_blas_thread() -> None:
+    """Run numpy's BLAS on one thread: the matrices here are small, and on a busy machine
+    OpenBLAS's spinning threads made a question take 50x longer; concurrent requests use
+    the other cores."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # installed with sentence-transformers; without it, BLAS's default
+        return
+    threadpool_limits(1, user_api="blas")
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact GELU, x * Phi(x), with erf from Abramowitz-Stegun 7.1.26 (error < 2e-7)."""
+    z = np.abs(x) * np.float32(1 / np.sqrt(2))
+    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    erf = (1.0 - poly * np.exp(-z * z)) * np.sign(x)
+    return (0.5 * x * (1.0 + erf)).astype(np.float32, copy=False)

@@ -1,0 +1,99 @@
+"""A real Chroma server (``chroma run``) on a free loopback port, for tests and benchmarks.
+
+    with ChromaServer(tmp_path / "chroma") as server:
+        Assistant.open(chroma_url=server.url)
+
+Test modules take the session fixture ``chroma_server`` by importing it from here.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ChromaServer:
+    """``chroma run --path PATH`` on 127.0.0.1, started and stopped by its owner."""
+
+    def __init__(self, path: Path, port: int | None = None) -> None:
+        self.path = Path(path)
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log(self) -> Path:
+        return self.path.with_name(self.path.name + ".log")
+
+    def start(self, timeout: float = 60.0) -> ChromaServer:
+        chroma = Path(sys.executable).with_name("chroma")
+        self.path.mkdir(parents=True, exist_ok=True)
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [str(chroma), "run", "--path", str(self.path), "--host", "127.0.0.1"]
+                + ["--port", str(self.port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        deadline = time.monotonic() + timeout
+        while not self.healthy():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"chroma run did not start: {self.log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        return self
+
+    def healthy(self) -> bool:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(f"{self.url}/api/v2/heartbeat", timeout=2) as r:
+                return bool(r.status == 200)
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> ChromaServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """One Chroma server for the test session; each test uses its own collection."""
+    with ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data") as server:
+        yield server

@@ -1,0 +1,489 @@
+"""The web chat: a gradio adapter over the public ``Assistant`` API.
+
+``build_app(assistant)`` lays out the page and wires it to ``Handlers``; ``serve`` launches
+it on loopback by default. Gradio is imported inside functions only, so importing this
+module (and the CLI that names it) stays fast. Rendering lives in ``ui.render``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from rag import Answer, Assistant, ConfigError, IndexStats, RagError
+from rag.cli import answer_json
+
+from . import render
+from .render import FileResult, Turn
+
+if TYPE_CHECKING:
+    import gradio as gr
+
+log = logging.getLogger(__name__)
+
+EXAMPLES = (
+    "Which papers tackle model merging?",
+    "What does the CSR paper report?",
+    "Which paper reconstructs protein structures from cryo-EM maps?",
+)
+BACKENDS = [
+    ("Local model", "local"),
+    ("OpenAI-compatible", "openai"),
+    ("Extractive (no LLM)", "extractive"),
+]
+FILE_TYPES = [".txt", ".md", ".json", ".jsonl", ".ndjson", ".csv", ".tsv"]
+_UPLOADS = Path(tempfile.gettempdir()) / "rag-papers-uploads"
+# Bring a new question to the top of the transcript once, then let the reader scroll while
+# the answer streams (gradio's own autoscroll gives up when an update is tall).
+SCROLL_TO_NEW_TURN = """
+let shown = null;
+watch('value', () => {
+  const turns = element.querySelectorAll('.turn');
+  const last = turns[turns.length - 1];
+  const box = document.getElementById('transcript');
+  if (!last) { shown = null; return; }
+  if (!box || last.id === shown) return;
+  shown = last.id;
+  box.scrollTop += last.getBoundingClientRect().top - box.getBoundingClientRect().top - 6;
+});
+"""
+
+
+def index_state(assistant: Assistant) -> tuple[IndexStats | None, str]:
+    """The index's stats, or None and what is wrong with it (no index, empty, unreadable)."""
+    try:
+        return assistant.stats(), ""
+    except RagError as exc:
+        return None, str(exc)
+    except Exception as exc:  # the store may still let a client error through: say so, go on
+        log.warning("cannot read the index: %s", exc)
+        return None, f"The index cannot be read ({type(exc).__name__}: {exc})."
+
+
+def filter_kwargs(venue: str | None, year: str | int | None) -> dict[str, Any]:
+    """``venue=``/``year=`` for ``Assistant.stream``; an empty choice means no filter."""
+    options: dict[str, Any] = {}
+    if venue:
+        options["venue"] = venue
+    if year not in (None, ""):
+        options["year"] = int(year)
+    return options
+
+
+class Handlers:
+    """What the page's events do, over one assistant shared by every browser session.
+
+    Each session's chat lives in its own ``gr.State`` (a list of ``Turn``); nothing here
+    holds per-user data. Calls to the local model are serialised: one llama.cpp context
+    cannot serve two requests at once.
+    """
+
+    def __init__(self, assistant: Assistant) -> None:
+        self.assistant = assistant
+        self._model_lock = threading.Lock()
+        self._ingest_lock = threading.Lock()
+
+    # -- chat ----------------------------------------------------------------------------
+    def events(
+        self, question: str, history: list[Answer], backend: str, **options: Any
+    ) -> Iterator[str | Answer]:
+        """``Assistant.stream``, holding the model lock for the local backend."""
+        lock: AbstractContextManager[Any] = (
+            self._model_lock if backend == "local" else nullcontext()
+        )
+        with lock:
+            yield from self.assistant.stream(question, history, llm=backend, **options)
+
+    def ask(
+        self,
+        question: str,
+        turns: list[Turn],
+        backend: str,
+        k: float,
+        venue: str | None,
+        year: str | None,
+    ) -> Iterator[tuple[Any, ...]]:
+        """Stream one answer into the chat: a draft as pieces come, then the checked answer."""
+        import gradio as gr
+
+        question = (question or "").strip()
+        if not question:
+            yield tuple(gr.skip() for _ in range(4))
+            return
+        history = [t.answer for t in turns if t.answer is not None]
+        turns = [*turns, Turn(question)]
+        yield self.view(turns, clear=True)
+        options = {"k": int(k), **filter_kwargs(venue, year)}
+        draft = ""
+        try:
+            for event in self.events(question, history, backend, **options):
+                if isinstance(event, Answer):
+                    turns[-1] = Turn(question, answer=event)
+                    continue
+                draft += event
+                turns[-1] = Turn(question, draft=draft)
+                yield self.view(turns)
+        except RagError as exc:
+            turns[-1] = Turn(question, error=str(exc))
+        except Exception as exc:  # never a stack trace in the page; the log keeps it
+            log.exception("answering %r failed", question)
+            turns[-1] = Turn(question, error=_unexpected(exc))
+        yield self.view(turns)
+
+    def view(self, turns: list[Turn], clear: bool = False) -> tuple[Any, ...]:
+        """Transcript, chat state, question box (emptied when ``clear``), and the example
+        questions, shown only on an empty chat."""
+        import gradio as gr
+
+        intro = render.intro_html(index_state(self.assistant)[0]) if not turns else ""
+        return (
+            render.transcript_html(turns, intro),
+            turns,
+            "" if clear else gr.skip(),
+            gr.update(visible=not turns),
+        )
+
+    def new_chat(self) -> tuple[Any, ...]:
+        """An empty chat: the session's history is dropped."""
+        return self.view([], clear=True)
+
+    def ask_json(
+        self,
+        question: str,
+        k: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        backend: str | None = None,
+    ) -> dict[str, Any]:
+        """One answer as JSON (``rag.cli.answer_json``); errors come back as their message."""
+        import gradio as gr
+
+        backend = backend or self.assistant.settings.llm.backend
+        if not (question or "").strip():
+            raise gr.Error("Ask a question.")
+        if backend not in {value for _, value in BACKENDS}:
+            raise gr.Error(f"Unknown backend {backend!r}; use local, openai or extractive.")
+        final: Answer | None = None
+        try:
+            options = {"k": k, **filter_kwargs(venue, year)}
+            for event in self.events(question, [], backend, **options):
+                if isinstance(event, Answer):
+                    final = event
+        except RagError as exc:
+            raise gr.Error(str(exc)) from None
+        assert final is not None
+        return answer_json(final)
+
+    # -- index and library ---------------------------------------------------------------
+    def refresh(self, turns: list[Turn], venue: str | None, year: str | None) -> tuple[Any, ...]:
+        """Header, banner, filter choices, library table and intro, from the index as it is."""
+        import gradio as gr
+
+        stats, problem = index_state(self.assistant)
+        venues, years = _filter_choices(stats)
+        rows = self.library_rows() if stats else []
+        return (
+            render.header_html(stats),
+            gr.update(value=render.banner_html(problem), visible=bool(problem)),
+            gr.update(choices=venues, value=_keep(venue, venues)),
+            gr.update(choices=years, value=_keep(year, years)),
+            gr.update(value=rows or None),
+            f"{len(rows)} indexed paper{'s' if len(rows) != 1 else ''}",
+            *self.view(turns)[:1],
+        )
+
+    def library_rows(self) -> list[list[str]]:
+        try:
+            return render.library_rows(self.assistant.papers())
+        except RagError:
+            return []
+
+    def ingest(
+        self, files: list[str] | None, skip_invalid: bool, progress: Callable[..., Any]
+    ) -> str:
+        """Ingest each uploaded file on its own: one bad file is reported, the rest go in."""
+        if not files:
+            return render.ingest_results_html([FileResult("(none)", error="Choose files first.")])
+        results = []
+        with self._ingest_lock:
+            for i, upload in enumerate(files):
+                progress((i, len(files)), desc=f"Reading {Path(upload).name}", unit="files")
+                results.append(self._ingest_file(Path(upload), skip_invalid, progress))
+        return render.ingest_results_html(results)
+
+    def _ingest_file(
+        self, upload: Path, skip_invalid: bool, progress: Callable[..., Any]
+    ) -> FileResult:
+        name = upload.name
+        path = _stable_copy(upload)
+
+        def embedded(done: int, total: int) -> None:
+            progress((done, total), desc=f"Embedding {name}", unit="papers")
+
+        try:
+            report = self.assistant.ingest([path], skip_invalid=skip_invalid, progress=embedded)
+            report.skipped = [(_name_only(w, path), why) for w, why in report.skipped]
+            return FileResult(name, report)
+        except RagError as exc:
+            return FileResult(name, error=_name_only(str(exc), path))
+        except Exception as exc:
+            log.exception("ingesting %s failed", name)
+            return FileResult(name, error=_unexpected(exc))
+
+
+def _filter_choices(
+    stats: IndexStats | None,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    venues = [("All venues", "")]
+    years = [("All years", "")]
+    if stats is not None:
+        venues += [(f"{v} ({n})", v) for v, n in stats.venues.items() if v != "?"]
+        years += [(f"{y} ({n})", str(y)) for y, n in sorted(stats.years.items(), reverse=True)]
+    return venues, years
+
+
+def _keep(value: str | None, choices: list[tuple[str, str]]) -> str:
+    return value if value in {v for _, v in choices} else ""
+
+
+def _stable_copy(upload: Path) -> Path:
+    """The upload under a path that depends only on its name.
+
+    Gradio stores each upload under a folder named by its content hash; the index records
+    the source path, and an edited file must be recognised as the same source.
+    """
+    _UPLOADS.mkdir(parents=True, exist_ok=True)
+    target = _UPLOADS / upload.name
+    shutil.copyfile(upload, target)
+    return target
+
+
+def _name_only(text: str, path: Path) -> str:
+    """A message about ``path`` naming the file as the user knows it."""
+    return text.replace(str(path), path.name)
+
+
+def _unexpected(exc: Exception) -> str:
+    return f"Something went wrong ({type(exc).__name__}). The server log has the details."
+
+
+# -- the page ------------------------------------------------------------------------------------
+def build_app(assistant: Assistant) -> gr.Blocks:
+    """The web chat over ``assistant``: a Chat tab and a Library tab, plus the ``ask`` API.
+
+    Opens even when there is no index yet (a banner says how to add papers). Styling comes
+    with ``serve``; pass ``ui.style.theme()`` and ``ui.style.CSS`` to ``launch`` otherwise.
+    """
+    import gradio as gr
+
+    handlers = Handlers(assistant)
+    stats, problem = index_state(assistant)
+    with gr.Blocks(title="Paper Q&A", analytics_enabled=False) as demo:
+        turns = gr.State([])
+        header = gr.HTML(render.header_html(stats), apply_default_css=False)
+        banner = gr.HTML(
+            render.banner_html(problem), visible=bool(problem), elem_id="banner", js_on_load=None
+        )
+        with gr.Tabs():
+            with gr.Tab("Chat", id="chat"):
+                chat = _chat_tab(gr, assistant, stats)
+            with gr.Tab("Library", id="library"):
+                library = _library_tab(gr, assistant, handlers, stats)
+        _wire_chat(gr, handlers, chat, turns)
+        _wire_library(gr, handlers, library, chat, turns, header, banner, demo)
+        gr.api(handlers.ask_json, api_name="ask", concurrency_limit="default")
+    return demo
+
+
+def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> SimpleNamespace:
+    settings = assistant.settings
+    venues, years = _filter_choices(stats)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=4):
+            transcript = gr.HTML(
+                render.transcript_html([], render.intro_html(stats)),
+                elem_id="transcript",
+                js_on_load=SCROLL_TO_NEW_TURN,
+            )
+            with gr.Row(elem_id="examples") as examples:
+                buttons = [
+                    gr.Button(q, size="sm", variant="secondary", scale=0, min_width=0)
+                    for q in EXAMPLES
+                ]
+            with gr.Row(elem_id="composer", equal_height=True):
+                question = gr.Textbox(
+                    placeholder="Ask about the indexed papers…  (Shift+Enter for a new line)",
+                    show_label=False,
+                    container=False,
+                    lines=1,
+                    max_lines=6,
+                    scale=8,
+                    elem_id="question",
+                    autofocus=True,
+                )
+                ask = gr.Button("Ask", variant="primary", scale=0, min_width=96, elem_id="ask")
+        with gr.Column(scale=1, min_width=250, elem_id="controls"):
+            new = gr.Button("New chat", size="sm", elem_id="new-chat")
+            backend = gr.Dropdown(
+                BACKENDS, value=settings.llm.backend, label="Answering with", elem_id="backend"
+            )
+            k = gr.Slider(1, 12, value=settings.retrieval.k, step=1, label="Papers to retrieve (k)")
+            venue = gr.Dropdown(venues, value="", label="Venue", elem_id="venue")
+            year = gr.Dropdown(years, value="", label="Year", elem_id="year")
+    return SimpleNamespace(
+        transcript=transcript,
+        examples=examples,
+        buttons=buttons,
+        question=question,
+        ask=ask,
+        new=new,
+        backend=backend,
+        k=k,
+        venue=venue,
+        year=year,
+    )
+
+
+def _library_tab(
+    gr: Any, assistant: Assistant, handlers: Handlers, stats: IndexStats | None
+) -> SimpleNamespace:
+    rows = handlers.library_rows() if stats else []
+    limit = assistant.settings.serve.max_upload_mb
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=2):
+            files = gr.File(
+                file_count="multiple",
+                file_types=FILE_TYPES,
+                label=f"Paper lists (.txt, .json, .jsonl, .csv; up to {limit} MB each)",
+                elem_id="upload",
+            )
+            skip = gr.Checkbox(False, label="Skip invalid records instead of refusing the file")
+            add = gr.Button("Add to index", variant="primary", elem_id="add")
+        with gr.Column(scale=3):
+            results = gr.HTML("", elem_id="ingest-results", js_on_load=None)
+    count = gr.Markdown(f"{len(rows)} indexed papers", elem_id="library-count")
+    table = gr.Dataframe(
+        value=rows or None,
+        headers=render.LIBRARY_HEADERS,
+        datatype="str",
+        interactive=False,
+        show_search="search",
+        wrap=True,
+        max_height=560,
+        column_widths=["46%", "9%", "7%", "24%", "14%"],
+        elem_id="library",
+    )
+    return SimpleNamespace(
+        files=files, skip=skip, add=add, results=results, count=count, table=table
+    )
+
+
+def _wire_chat(gr: Any, handlers: Handlers, chat: SimpleNamespace, turns: Any) -> None:
+    outputs = [chat.transcript, turns, chat.question, chat.examples]
+    controls = [turns, chat.backend, chat.k, chat.venue, chat.year]
+    private = {"api_visibility": "private", "show_progress": "hidden"}
+    chat.question.submit(handlers.ask, [chat.question, *controls], outputs, **private)
+    chat.ask.click(handlers.ask, [chat.question, *controls], outputs, **private)
+    for button in chat.buttons:  # a button's value is its label: the example question
+        button.click(handlers.ask, [button, *controls], outputs, **private)
+    chat.new.click(handlers.new_chat, None, outputs, **private)
+
+
+def _wire_library(
+    gr: Any,
+    handlers: Handlers,
+    library: SimpleNamespace,
+    chat: SimpleNamespace,
+    turns: Any,
+    header: Any,
+    banner: Any,
+    demo: Any,
+) -> None:
+    # gradio finds the progress tracker by its default value
+    def ingest(files: list[str] | None, skip: bool, progress: Any = gr.Progress()) -> str:  # noqa: B008
+        return handlers.ingest(files, skip, progress)
+
+    refreshed = [
+        header,
+        banner,
+        chat.venue,
+        chat.year,
+        library.table,
+        library.count,
+        chat.transcript,
+    ]
+    refresh_inputs = [turns, chat.venue, chat.year]
+    quiet: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
+    library.add.click(
+        ingest,
+        [library.files, library.skip],
+        library.results,
+        api_visibility="private",
+        concurrency_limit=1,  # one writer at a time
+    ).then(handlers.refresh, refresh_inputs, refreshed, **quiet)
+    # the index may have changed (e.g. `rag ingest` elsewhere) since the app was built
+    demo.load(handlers.refresh, refresh_inputs, refreshed, **quiet)
+
+
+# -- serving ---------------------------------------------------------------------------------
+def parse_auth(auth: str | None) -> tuple[str, str] | None:
+    """``"user:pass"`` as gradio's (user, password) pair; None for no sign-in."""
+    if not auth:
+        return None
+    user, sep, password = auth.partition(":")
+    if not sep or not user or not password:
+        raise ConfigError("Bad auth value; use user:pass (serve.auth or --auth).")
+    return user, password
+
+
+def serve(
+    assistant: Assistant,
+    host: str | None = None,
+    port: int | None = None,
+    auth: str | None = None,
+    *,
+    block: bool = True,
+) -> gr.Blocks:
+    """Serve the web chat (defaults from ``assistant.settings.serve``) and print its address.
+
+    No share link, no analytics. ``block=False`` returns the running app (``.close()`` it).
+    """
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from . import style
+
+    settings = assistant.settings.serve
+    host, port = host or settings.host, port or settings.port
+    credentials = parse_auth(auth or settings.auth)
+    demo = build_app(assistant)
+    demo.queue(default_concurrency_limit=settings.concurrency)
+    try:
+        demo.launch(
+            server_name=host,
+            server_port=port,
+            auth=credentials,
+            share=False,
+            inbrowser=False,
+            prevent_thread_lock=True,
+            quiet=True,
+            show_error=False,
+            max_file_size=settings.max_upload_mb * 1024 * 1024,
+            ssr_mode=False,
+            mcp_server=False,
+            footer_links=["api"],
+            theme=style.theme(),
+            css=style.CSS,
+        )
+    except OSError as exc:
+        raise ConfigError(f"Cannot serve on {host}:{port} ({exc}). Pass another --port.") from exc
+    print(f"Web chat on http://{host}:{port}" + (" (sign-in required)" if credentials else ""))
+    if block:
+        demo.block_thread()
+    return demo
