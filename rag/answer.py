@@ -216,30 +216,28 @@ def check_citations(
         citations=citations,
         hits=tuple(s.hit for s in sources),
         removed_citations=renumber.removed,
-        unsupported_sentences=tuple(s for s in _claims(checked) if not _MARKER.search(s)),
+        unsupported_sentences=tuple(_uncited_claims(checked)),
         backend=backend,
     )
 
 
-def _claims(text: str) -> list[str]:
-    """Statements a source must back: lines (a paragraph or list item) that cite nothing,
-    sentence by sentence, leaving out headings, lead-ins and short fragments.
-    A marker anywhere in a line covers that line's sentences."""
+def _uncited_claims(text: str) -> list[str]:
+    """Statements no marker covers, leaving out headings, lead-ins and short fragments.
+
+    A marker covers its own sentence and the unmarked sentences before it on the same line
+    ("X does A. It reaches B [1]."); sentences after a line's last marker are uncovered.
+    """
     claims = []
     for line in text.splitlines():
-        if _MARKER.search(line):
-            claims.append(line.strip(" -*•"))
-            continue
-        claims.extend(
-            s
-            for s in split_sentences(line.strip(" -*•"))
-            if len(s.split()) >= 6 and not s.rstrip().endswith(":")
-        )
+        sentences = split_sentences(line.strip(" -*•"))
+        marked = [i for i, s in enumerate(sentences) if _MARKER.search(s)]
+        tail = sentences[marked[-1] + 1 :] if marked else sentences
+        claims.extend(s for s in tail if len(s.split()) >= 6 and not s.rstrip().endswith(":"))
     return claims
 
 
 def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> str:
-    claims = [s for s in _claims(text) if not _MARKER.search(s)]
+    claims = _uncited_claims(text)
     if not claims or not sources:
         return text
     candidates = [(s.number, sent) for s in sources for sent in split_sentences(s.paper.abstract)]

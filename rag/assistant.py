@@ -11,6 +11,7 @@ from typing import Any
 
 from . import answer as answering
 from .embedder import Embedder
+from .errors import InputError
 from .ingest import IngestReport, Progress, ingest
 from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
@@ -131,6 +132,8 @@ class Assistant:
         Filters given here win over filters named in the question (``parse=False`` to
         ignore the latter).
         """
+        if not question.strip():
+            raise InputError("the question is empty. Type a question about the papers.")
         filters, query = self._filters(
             question, parse, venue, year, year_min, year_max, author, keyword
         )

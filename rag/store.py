@@ -79,9 +79,10 @@ def make_client(settings: StoreSettings) -> Any:
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
     """What to do about a failed call to a Chroma server."""
     text = str(exc)
-    if any(s in text for s in ("401", "403", "Unauthorized", "Forbidden")) or "Auth" in type(
-        exc
-    ).__name__:
+    if (
+        any(s in text for s in ("401", "403", "Unauthorized", "Forbidden"))
+        or "Auth" in type(exc).__name__
+    ):
         return ConfigError(
             f"The Chroma server at {settings.chroma_url} refused the request ({text[:200]}). "
             "Set its token: --chroma-token or RAG_STORE__CHROMA_TOKEN."
@@ -273,9 +274,9 @@ class PaperStore:
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
-        collection, page = self._get(), self._page()
-        for start in range(0, len(ids), page):
-            end = start + page
+        collection = self._get()
+        for start in range(0, len(ids), _PAGE):
+            end = start + _PAGE
             with self._errors():
                 collection.upsert(
                     ids=list(ids[start:end]),
@@ -286,21 +287,14 @@ class PaperStore:
             self._written = True
 
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
-        collection, page = self._get(), self._page()
-        for start in range(0, len(chunk_ids), page):
+        collection = self._get()
+        for start in range(0, len(chunk_ids), _PAGE):
             with self._errors():
-                collection.delete(ids=list(chunk_ids[start : start + page]))
+                collection.delete(ids=list(chunk_ids[start : start + _PAGE]))
             self._written = True
-
-    def _page(self) -> int:
-        """Records per write request: a server may take fewer than the embedded client."""
-        with self._errors():
-            return max(1, min(_PAGE, int(self.client.get_max_batch_size())))
 
 
 def _is_transport_error(exc: Exception) -> bool:
-    """A connection refused, a timeout, or an HTTP error status without a Chroma error."""
-    return type(exc).__module__.startswith(("httpx", "httpcore")) or type(exc) in (
-        Exception,
-        ValueError,
-    )
+    """A connection refused, a timeout, or an HTTP error status without a Chroma error
+    (chromadb raises a plain ``Exception`` with the response's text for those)."""
+    return type(exc).__module__.startswith(("httpx", "httpcore")) or type(exc) is Exception

@@ -28,7 +28,13 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def papers(n: int, prefix: str = "p") -> list[dict]:
-    topics = ["graph neural networks", "protein folding", "speech recognition", "bandits", "robotics"]
+    topics = [
+        "graph neural networks",
+        "protein folding",
+        "speech recognition",
+        "bandits",
+        "robotics",
+    ]
     return [
         {
             "id": f"{prefix}{i}",
@@ -48,7 +54,10 @@ def snapshot(index_dir: Path, embedder: Embedder) -> dict[str, tuple]:
     if not store.exists():
         return {}
     chunks = {c.chunk_id: (c.text, tuple(sorted(c.meta.items()))) for c in store.iter_chunks()}
-    return {"chunks": tuple(sorted(chunks.items())), "meta": tuple(sorted(store.metadata().items()))}
+    return {
+        "chunks": tuple(sorted(chunks.items())),
+        "meta": tuple(sorted(store.metadata().items())),
+    }
 
 
 def test_bundled_corpus_is_indexed_with_venue_year_and_titles(bundled) -> None:
@@ -61,7 +70,8 @@ def test_bundled_corpus_is_indexed_with_venue_year_and_titles(bundled) -> None:
 
 def test_chunks_fit_the_embedder_window(bundled, embedder) -> None:
     corpus = bundled.retriever.corpus
-    texts = [f"{corpus.papers[p].title}. {t}" for p, t in zip(corpus.chunk_papers, corpus.chunk_texts)]
+    pairs = zip(corpus.chunk_papers, corpus.chunk_texts, strict=True)
+    texts = [f"{corpus.papers[p].title}. {t}" for p, t in pairs]
     assert max(embedder.count_tokens(texts)) <= 256
     assert len(texts) > 19  # long abstracts were split, at sentence boundaries
     assert all(t.rstrip().endswith((".", ")", "}", "]")) for t in corpus.chunk_texts)
@@ -90,7 +100,9 @@ def test_duplicates_across_files_are_one_paper(tmp_path: Path, embedder) -> None
     a = make_assistant(tmp_path / "idx", embedder)
     records = papers(3)
     no_ids = [{k: v for k, v in r.items() if k != "id"} for r in records]
-    report = a.ingest([write_jsonl(tmp_path / "a.jsonl", records), write_jsonl(tmp_path / "b.jsonl", no_ids)])
+    report = a.ingest(
+        [write_jsonl(tmp_path / "a.jsonl", records), write_jsonl(tmp_path / "b.jsonl", no_ids)]
+    )
     assert (report.added, report.duplicates) == (3, 3)
     later = a.ingest([write_jsonl(tmp_path / "c.jsonl", no_ids[:2])])
     assert (later.added, later.duplicates) == (0, 2)
@@ -121,7 +133,9 @@ def test_edited_text_paragraph_replaces_its_old_version(tmp_path: Path, embedder
 
 
 def test_another_embedder_setting_is_refused_with_a_rebuild_hint(tmp_path: Path, embedder) -> None:
-    make_assistant(tmp_path / "idx", embedder).ingest([write_jsonl(tmp_path / "p.jsonl", papers(2))])
+    make_assistant(tmp_path / "idx", embedder).ingest(
+        [write_jsonl(tmp_path / "p.jsonl", papers(2))]
+    )
     other = Embedder(EmbedderSettings(chunk_tokens=128))
     with pytest.raises(EmbedderMismatchError, match="rag ingest --rebuild"):
         make_assistant(tmp_path / "idx", other).ingest([tmp_path / "p.jsonl"])
@@ -173,9 +187,13 @@ def test_cli_reports_bad_input_in_one_line_with_exit_1(tmp_path: Path) -> None:
 
 def test_skip_invalid_counts_bad_records(tmp_path: Path, embedder) -> None:
     source = tmp_path / "mixed.jsonl"
-    source.write_text('{"title": "t", "abstract": "A fine abstract about bandits."}\n{"title": "no abstract"}\n')
+    source.write_text(
+        '{"title": "t", "abstract": "A fine abstract about bandits."}\n{"title": "no abstract"}\n'
+    )
     report = make_assistant(tmp_path / "idx", embedder).ingest([source], skip_invalid=True)
-    assert report.added == 1 and len(report.skipped) == 1 and "mixed.jsonl:2" in report.skipped[0][0]
+    assert (
+        report.added == 1 and len(report.skipped) == 1 and "mixed.jsonl:2" in report.skipped[0][0]
+    )
 
 
 def test_a_killed_ingest_leaves_an_index_that_a_rerun_completes(tmp_path: Path, embedder) -> None:

@@ -41,17 +41,19 @@ BACKENDS = [
 ]
 FILE_TYPES = [".txt", ".md", ".json", ".jsonl", ".ndjson", ".csv", ".tsv"]
 _UPLOADS = Path(tempfile.gettempdir()) / "rag-papers-uploads"
-# Bring a new question to the top of the transcript once, then let the reader scroll while
-# the answer streams (gradio's own autoscroll gives up when an update is tall).
+# Bring a new question to the top of the transcript when it is asked and again when its
+# answer is complete, and otherwise leave the scrolling to the reader (gradio's autoscroll
+# gives up when one update adds more than a few lines).
 SCROLL_TO_NEW_TURN = """
 let shown = null;
 watch('value', () => {
+  const box = document.getElementById('transcript');
   const turns = element.querySelectorAll('.turn');
   const last = turns[turns.length - 1];
-  const box = document.getElementById('transcript');
   if (!last) { shown = null; return; }
-  if (!box || last.id === shown) return;
-  shown = last.id;
+  const key = last.id + (last.dataset.done ? ':done' : '');
+  if (!box || key === shown) return;
+  shown = key;
   box.scrollTop += last.getBoundingClientRect().top - box.getBoundingClientRect().top - 6;
 });
 """
@@ -135,8 +137,15 @@ class Handlers:
             turns[-1] = Turn(question, error=str(exc))
         except Exception as exc:  # never a stack trace in the page; the log keeps it
             log.exception("answering %r failed", question)
-            turns[-1] = Turn(question, error=_unexpected(exc))
+            turns[-1] = Turn(question, error=self._explain(exc))
         yield self.view(turns)
+
+    def _explain(self, exc: Exception) -> str:
+        """An unexpected error, told as the index problem behind it when there is one."""
+        problem = index_state(self.assistant)[1]
+        if problem:
+            return f"No papers to search yet; add paper lists in the Library tab. ({problem})"
+        return _unexpected(exc)
 
     def view(self, turns: list[Turn], clear: bool = False) -> tuple[Any, ...]:
         """Transcript, chat state, question box (emptied when ``clear``), and the example

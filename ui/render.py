@@ -267,8 +267,9 @@ def turn_html(turn: Turn, number: int) -> str:
     """One question with its answer beside its sources (or a draft, or an error)."""
     question = f'<div class="question"><span class="who">You</span>{esc(turn.question)}</div>'
     answer, aside = _turn_parts(turn, number)
+    done = ' data-done="1"' if turn.answer or turn.error else ""
     return (
-        f'<section class="turn" id="turn-{number}">{question}<div class="turn-body">'
+        f'<section class="turn" id="turn-{number}"{done}>{question}<div class="turn-body">'
         f'<div class="answer">{answer}</div><aside class="sources">{aside}</aside>'
         "</div></section>"
     )

@@ -1,0 +1,233 @@
+"""The web chat in a real browser: the real server over a real index of the bundled papers,
+driven through headless Chromium (extractive answers, so no LLM is needed)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rag.embedder import Embedder
+from tests.conftest import make_assistant
+from ui.app import serve
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).parent.parent
+OUTPUT = ROOT / "test-output"
+SCREENSHOT = ROOT / "docs" / "screenshot-chat.png"
+TIMEOUT_MS = 90_000  # an extractive answer embeds on the CPU; slow machines need a while
+
+GALAXY = {
+    "id": "galaxy-sae",
+    "title": "Sparse autoencoders for galaxy morphology",
+    "abstract": (
+        "We train sparse autoencoders on telescope images of galaxies to discover "
+        "interpretable morphology features without labels. The learned dictionary separates "
+        "spiral arms, bars and tidal tails. On Galaxy Zoo the features agree with expert "
+        "morphology classifications in 91% of galaxies."
+    ),
+    "authors": ["Vera Rubin", "Edwin Hubble"],
+    "venue": "NeurIPS",
+    "year": 2025,
+    "url": "https://example.org/galaxy-sae",
+}
+HOSTILE = {
+    "id": "hostile",
+    "title": "<img src=x onerror=alert(1)>Galaxy cluster lensing",
+    "abstract": (
+        "<script>alert(2)</script> We measure weak gravitational lensing of galaxy clusters "
+        "in telescope surveys <img src=x onerror=alert(3)> and classify galaxy morphology "
+        "from the lensed images with a convolutional network."
+    ),
+    "url": "javascript:alert(4)",
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running(index_dir: Path, embedder: Embedder) -> Iterator[str]:
+    """The web chat served on a free loopback port; its URL."""
+    port = free_port()
+    demo = serve(make_assistant(index_dir, embedder), host="127.0.0.1", port=port, block=False)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+@pytest.fixture(scope="module")
+def app_url(
+    bundled_index: Path, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    # a copy, so that uploads here leave the session's shared index as it was
+    index_dir = tmp_path_factory.mktemp("ui-index") / "index"
+    shutil.copytree(bundled_index, index_dir)
+    with running(index_dir, embedder) as url:
+        yield url
+
+
+class Page:
+    """A browser tab on the app that records dialogs (script that ran) and requests that
+    left the machine."""
+
+    def __init__(self, browser: Any, url: str) -> None:
+        self.dialogs: list[str] = []
+        self.external: list[str] = []
+        self.page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.page.on("dialog", self._dialog)
+        self.page.on("request", self._request)
+        self.page.goto(url, wait_until="load")
+        self.page.wait_for_selector("#question textarea")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _request(self, request: Any) -> None:
+        if not request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            self.external.append(request.url)
+
+    def ask(self, question: str, turn: int) -> Any:
+        """Send a question and wait until its answer (or error) is complete."""
+        self.page.fill("#question textarea", question)
+        self.page.keyboard.press("Enter")
+        self.page.wait_for_selector(f"#turn-{turn}")
+        return self.page.wait_for_selector(f"#turn-{turn}[data-done]")
+
+    def close(self) -> None:
+        assert not self.dialogs, f"script from the data ran: {self.dialogs}"
+        assert not self.external, f"the page fetched from outside: {self.external}"
+        self.page.close()
+
+
+def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
+    tab = Page(browser, app_url)
+    page = tab.page
+    page.fill("#question textarea", "Which papers tackle model merging?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#turn-1 .working")  # the answer is on its way
+    page.wait_for_selector("#turn-1[data-done]")
+    assert not page.locator("#examples").is_visible()  # examples only on an empty chat
+
+    link = page.locator("#turn-1 sup.cite a").first
+    assert link.get_attribute("href") == "#src-1-1"
+    card = page.locator("#src-1-1")
+    assert card.is_visible() and card.locator("mark").count() >= 1
+    title = card.locator(".src-title").inner_text().replace("derived title", "").strip()
+    assert "model merging" in (card.inner_text() + page.inner_text("#turn-1 .answer")).lower()
+    link.click()
+    assert page.evaluate("location.hash") == "#src-1-1"  # a jump within the page, no reload
+    assert page.locator("#turn-1").is_visible()
+
+    tab.ask("What are its limitations?", turn=2)
+    searched = page.inner_text("#turn-2 .searched")
+    name = title.split(":")[0].split()[0]
+    assert "searched for:" in searched and name in searched, (searched, title)
+    assert page.locator("#turn-2 .src-card").count() >= 1
+
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "ui-chat.png"))
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    shutil.copyfile(OUTPUT / "ui-chat.png", SCREENSHOT)
+
+    page.click("#new-chat")
+    page.wait_for_selector("#turn-1", state="detached")
+    assert page.locator("#examples").is_visible()
+    tab.close()
+
+
+def test_upload_then_find_and_ask_about_the_new_papers(
+    browser: Any, app_url: str, tmp_path: Path
+) -> None:
+    papers = tmp_path / "new_papers.jsonl"
+    papers.write_text("\n".join(json.dumps(r) for r in (GALAXY, HOSTILE)) + "\n")
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"title": "unterminated"')
+    tab = Page(browser, app_url)
+    page = tab.page
+
+    page.get_by_role("tab", name="Library").click()
+    page.set_input_files("#upload input[type=file]", [str(papers), str(broken)])
+    page.wait_for_selector("#upload :text('broken.json')")
+    page.click("#add")
+    results = page.wait_for_selector("#ingest-results tr.failed")
+    text = results.evaluate("el => el.closest('table').innerText")
+    assert "new_papers.jsonl" in text and "2 added" in text
+    assert "broken.json" in text and "Not added." in text  # with the reader's reason
+    assert "/tmp" not in text  # files are named as the user knows them
+
+    table = page.locator("#library")
+    table.get_by_text("Sparse autoencoders for galaxy morphology").wait_for()
+    assert page.locator("#library-count").inner_text().startswith("21 indexed papers")
+    table.get_by_text("<img src=x onerror=alert(1)>Galaxy cluster lensing").wait_for()
+
+    page.get_by_role("tab", name="Chat").click()
+    page.click("#venue input")
+    page.get_by_role("option", name="NeurIPS (1)").wait_for()  # filters know the new venue
+    page.keyboard.press("Escape")
+    tab.ask("Which papers classify galaxy morphology?", turn=1)
+    sources = page.inner_text("#turn-1 .sources")
+    assert "Sparse autoencoders for galaxy morphology" in sources
+    if "Galaxy cluster lensing" in sources:  # the hostile paper shows as text, inert
+        assert "<img src=x onerror=alert(1)>" in sources
+    assert page.locator("#transcript img").count() == 0
+    tab.close()
+
+
+def test_the_ask_endpoint_answers_as_json(app_url: str) -> None:
+    from gradio_client import Client
+
+    client = Client(app_url, verbose=False)
+    answer = client.predict(
+        "Which papers tackle model merging?", 3, None, None, "extractive", api_name="/ask"
+    )
+    assert answer["grounded"] and answer["citations"]
+    assert answer["citations"][0]["paper"]["title"] in answer["references"]
+    assert answer["backend"] == "extractive"
+
+
+def test_the_app_starts_without_an_index(browser: Any, embedder: Embedder, tmp_path: Path) -> None:
+    with running(tmp_path / "no-index", embedder) as url:
+        tab = Page(browser, url)
+        page = tab.page
+        banner = page.wait_for_selector("#banner .banner")
+        assert "No papers to search yet" in banner.inner_text()
+        assert "Library" in banner.inner_text()
+        tab.ask("Which papers tackle model merging?", turn=1)
+        error = page.inner_text("#turn-1 .error")
+        assert "Could not answer." in error and "Traceback" not in error
+        tab.close()
