@@ -243,7 +243,7 @@ def _plot_latency(ax: Any, report: dict[str, Any]) -> None:
             series.setdefault(f"search: {mode}", []).append(seconds * 1000)
     names = sorted(series)
     if names:
-        ax.boxplot([series[n] for n in names], vert=False, tick_labels=names)
+        ax.boxplot([series[n] for n in names], orientation="horizontal", tick_labels=names)
     ax.set(xlabel="milliseconds")
     ax.set_title("Latency per stage")
     ax.grid(alpha=0.3, axis="x")

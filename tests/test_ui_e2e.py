@@ -182,7 +182,7 @@ def test_upload_then_find_and_ask_about_the_new_papers(
 
     page.get_by_role("tab", name="Library").click()
     page.set_input_files("#upload input[type=file]", [str(papers), str(broken)])
-    page.wait_for_selector("#upload :text('broken.json')")
+    page.locator("#upload").get_by_text("broken").wait_for()  # uploaded
     page.click("#add")
     results = page.wait_for_selector("#ingest-results tr.failed")
     text = results.evaluate("el => el.closest('table').innerText")

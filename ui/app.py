@@ -205,7 +205,7 @@ class Handlers:
             gr.update(choices=venues, value=_keep(venue, venues)),
             gr.update(choices=years, value=_keep(year, years)),
             gr.update(value=rows or None),
-            f"{len(rows)} indexed paper{'s' if len(rows) != 1 else ''}",
+            _count(len(rows)),
             *self.view(turns)[:1],
         )
 
@@ -257,6 +257,10 @@ def _filter_choices(
         venues += [(f"{v} ({n})", v) for v, n in stats.venues.items() if v != "?"]
         years += [(f"{y} ({n})", str(y)) for y, n in sorted(stats.years.items(), reverse=True)]
     return venues, years
+
+
+def _count(papers: int) -> str:
+    return f"### {papers} indexed paper{'s' if papers != 1 else ''}"
 
 
 def _keep(value: str | None, choices: list[tuple[str, str]]) -> str:
@@ -366,6 +370,7 @@ def _library_tab(
 ) -> SimpleNamespace:
     rows = handlers.library_rows() if stats else []
     limit = assistant.settings.serve.max_upload_mb
+    gr.Markdown("### Add papers", elem_classes="section-title")
     with gr.Row(equal_height=False):
         with gr.Column(scale=2):
             files = gr.File(
@@ -378,7 +383,7 @@ def _library_tab(
             add = gr.Button("Add to index", variant="primary", elem_id="add")
         with gr.Column(scale=3):
             results = gr.HTML("", elem_id="ingest-results", js_on_load=None)
-    count = gr.Markdown(f"{len(rows)} indexed papers", elem_id="library-count")
+    count = gr.Markdown(_count(len(rows)), elem_id="library-count", elem_classes="section-title")
     table = gr.Dataframe(
         value=rows or None,
         headers=render.LIBRARY_HEADERS,

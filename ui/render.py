@@ -323,7 +323,8 @@ def header_html(stats: IndexStats | None) -> str:
     """The page title and a one-line summary of the index."""
     summary = "no index yet"
     if stats is not None:
-        venues = ", ".join(list(stats.venues)[:3]) + (" …" if len(stats.venues) > 3 else "")
+        named = [v for v in stats.venues if v != "?"]  # "?" counts papers without a venue
+        venues = ", ".join(named[:3]) + (" …" if len(named) > 3 else "")
         parts = [f"{stats.papers} papers", venues, _year_range(stats.years), stats.location]
         summary = esc(" · ".join(p for p in parts if p))
     return (

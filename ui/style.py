@@ -105,11 +105,17 @@ sup.cite a:hover { text-decoration: underline; }
 #composer textarea { font-size: 1rem; border: none !important; box-shadow: none !important; }
 #ask { align-self: stretch; }
 #controls { background: #fff; border: 1px solid #e2e8f0; border-radius: 10px; padding: 4px; }
-.ingest-results { width: 100%; border-collapse: collapse; font-size: .9rem; margin-top: 6px; }
+.ingest-results { width: 100%; border-collapse: collapse; font-size: .9rem; margin-top: 6px;
+  background: #fff; border: 1px solid #e2e8f0 !important; border-radius: 8px; }
+.ingest-results th, .ingest-results td { border: none !important; }
 .ingest-results th { text-align: left; color: #64748b; font-weight: 600; font-size: .78rem;
   text-transform: uppercase; letter-spacing: .05em; border-bottom: 1px solid #e2e8f0;
   padding: 6px 8px; }
-.ingest-results td { padding: 8px; border-bottom: 1px solid #f1f5f9; vertical-align: top; }
+.ingest-results td { padding: 8px; border-top: 1px solid #f1f5f9 !important;
+  vertical-align: top; }
+#library table, #library input { font-family: var(--font) !important; font-size: .88rem; }
+.section-title h3 { margin: 6px 0 0; font-size: 1rem; color: #0f172a; }
+#new-chat { background: #fff; border: 1px solid #cbd5e1; }
 .ingest-results td.file { font-family: ui-monospace, monospace; font-size: .85rem;
   white-space: nowrap; }
 .ingest-results tr.failed td { color: #991b1b; }
