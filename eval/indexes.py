@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,15 +103,18 @@ class _ingest_bar:
     def __init__(self, label: str) -> None:
         self.label = label
         self.bar: Any = None
+        self.started = time.time()
 
     def __enter__(self) -> Any:
+        self.started = time.time()
         return self.update
 
     def update(self, done: int, total: int) -> None:
-        if self.bar is None:
+        if self.bar is None:  # the first call comes after the first batch is embedded
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, desc=self.label, unit=" papers", file=sys.stderr)
+            self.bar.start_t = self.started  # so the rate counts that batch's time too
         self.bar.update(done - self.bar.n)
 
     def __exit__(self, *exc: Any) -> None:

@@ -23,8 +23,11 @@ REFUSAL = "The indexed papers do not cover this question."
 # way out, so the prompt does not offer it: retrieval decides what is covered, and a reply
 # that says so anyway is still caught by ``says_no_answer``.
 SYSTEM_PROMPT = (
-    "Answer the question from the numbered sources. Be brief: at most four sentences. "
-    "Cite the sources like [1] after each sentence."
+    "Answer the question from the numbered sources in two to four sentences. Refer to each "
+    "paper by its method name, never by its number alone, and end each sentence with the "
+    "number of its source in brackets.\n"
+    "Example answer: FooNet speeds up graph training by 2x [1]. BarGAN applies the same idea "
+    "to images [2]."
 )
 _MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
 _NO_ANSWER = re.compile(

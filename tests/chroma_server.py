@@ -8,22 +8,15 @@ Test modules take the session fixture ``chroma_server`` by importing it from her
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from .servers import free_port, wait_for_http
 
 
 class ChromaServer:
@@ -53,21 +46,12 @@ class ChromaServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
-        deadline = time.monotonic() + timeout
-        while not self.healthy():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"chroma run did not start: {self.log.read_text()[-2000:]}")
-            time.sleep(0.2)
-        return self
-
-    def healthy(self) -> bool:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         try:
-            with opener.open(f"{self.url}/api/v2/heartbeat", timeout=2) as r:
-                return bool(r.status == 200)
-        except OSError:
-            return False
+            wait_for_http(f"{self.url}/api/v2/heartbeat", self.process, timeout)
+        except (RuntimeError, TimeoutError) as exc:
+            self.stop()
+            raise RuntimeError(f"{exc}; chroma run said: {self.log.read_text()[-2000:]}") from exc
+        return self
 
     def stop(self) -> None:
         if self.process is None:

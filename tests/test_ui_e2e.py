@@ -58,6 +58,14 @@ HOSTILE = {
     "url": "javascript:alert(4)",
 }
 
+# Records whether an in-progress turn was ever on screen (it may last only a moment).
+WATCH_PROGRESS = """
+window.sawProgress = false;
+new MutationObserver(() => {
+  if (document.querySelector('.turn .working')) window.sawProgress = true;
+}).observe(document.body, {childList: true, subtree: true});
+"""
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
@@ -137,10 +145,9 @@ class Page:
 def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
     tab = Page(browser, app_url)
     page = tab.page
-    page.fill("#question textarea", "Which papers tackle model merging?")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#turn-1 .working")  # the answer is on its way
-    page.wait_for_selector("#turn-1[data-done]")
+    page.evaluate(WATCH_PROGRESS)
+    tab.ask("Which papers tackle model merging?", turn=1)
+    assert page.evaluate("window.sawProgress")  # "Searching…" showed before the answer
     assert not page.locator("#examples").is_visible()  # examples only on an empty chat
 
     link = page.locator("#turn-1 sup.cite a").first
@@ -179,6 +186,7 @@ def test_upload_then_find_and_ask_about_the_new_papers(
     broken.write_text('[{"title": "unterminated"')
     tab = Page(browser, app_url)
     page = tab.page
+    OUTPUT.mkdir(exist_ok=True)
 
     page.get_by_role("tab", name="Library").click()
     page.set_input_files("#upload input[type=file]", [str(papers), str(broken)])
@@ -194,6 +202,7 @@ def test_upload_then_find_and_ask_about_the_new_papers(
     table.get_by_text("Sparse autoencoders for galaxy morphology").wait_for()
     assert page.locator("#library-count").inner_text().startswith("21 indexed papers")
     table.get_by_text("<img src=x onerror=alert(1)>Galaxy cluster lensing").wait_for()
+    page.screenshot(path=str(OUTPUT / "ui-library.png"), full_page=True)
 
     page.get_by_role("tab", name="Chat").click()
     page.click("#venue input")
@@ -205,6 +214,7 @@ def test_upload_then_find_and_ask_about_the_new_papers(
     if "Galaxy cluster lensing" in sources:  # the hostile paper shows as text, inert
         assert "<img src=x onerror=alert(1)>" in sources
     assert page.locator("#transcript img").count() == 0
+    page.screenshot(path=str(OUTPUT / "ui-chat-uploaded.png"))
     tab.close()
 
 

@@ -152,9 +152,8 @@ class Handlers:
         questions, shown only on an empty chat."""
         import gradio as gr
 
-        intro = render.intro_html(index_state(self.assistant)[0]) if not turns else ""
         return (
-            render.transcript_html(turns, intro),
+            render.transcript_html(turns),
             turns,
             "" if clear else gr.skip(),
             gr.update(visible=not turns),
@@ -192,8 +191,8 @@ class Handlers:
         return answer_json(final)
 
     # -- index and library ---------------------------------------------------------------
-    def refresh(self, turns: list[Turn], venue: str | None, year: str | None) -> tuple[Any, ...]:
-        """Header, banner, filter choices, library table and intro, from the index as it is."""
+    def refresh(self, venue: str | None, year: str | None) -> tuple[Any, ...]:
+        """Header, banner, filter choices and library table, from the index as it is."""
         import gradio as gr
 
         stats, problem = index_state(self.assistant)
@@ -206,7 +205,6 @@ class Handlers:
             gr.update(choices=years, value=_keep(year, years)),
             gr.update(value=rows or None),
             _count(len(rows)),
-            *self.view(turns)[:1],
         )
 
     def library_rows(self) -> list[list[str]]:
@@ -309,9 +307,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             with gr.Tab("Chat", id="chat"):
                 chat = _chat_tab(gr, assistant, stats)
             with gr.Tab("Library", id="library"):
-                library = _library_tab(gr, assistant, handlers, stats)
+                library = _library_tab(gr, assistant, stats)
         _wire_chat(gr, handlers, chat, turns)
-        _wire_library(gr, handlers, library, chat, turns, header, banner, demo)
+        _wire_library(gr, handlers, library, chat, header, banner, demo)
         gr.api(handlers.ask_json, api_name="ask", concurrency_limit="default")
     return demo
 
@@ -322,7 +320,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
     with gr.Row(equal_height=False):
         with gr.Column(scale=4):
             transcript = gr.HTML(
-                render.transcript_html([], render.intro_html(stats)),
+                render.transcript_html([]),
                 elem_id="transcript",
                 js_on_load=SCROLL_TO_NEW_TURN,
             )
@@ -348,7 +346,13 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
             backend = gr.Dropdown(
                 BACKENDS, value=settings.llm.backend, label="Answering with", elem_id="backend"
             )
-            k = gr.Slider(1, 12, value=settings.retrieval.k, step=1, label="Papers to retrieve (k)")
+            k = gr.Slider(
+                1,
+                max(12, settings.retrieval.k),
+                value=settings.retrieval.k,
+                step=1,
+                label="Papers to retrieve (k)",
+            )
             venue = gr.Dropdown(venues, value="", label="Venue", elem_id="venue")
             year = gr.Dropdown(years, value="", label="Year", elem_id="year")
     return SimpleNamespace(
@@ -365,10 +369,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
     )
 
 
-def _library_tab(
-    gr: Any, assistant: Assistant, handlers: Handlers, stats: IndexStats | None
-) -> SimpleNamespace:
-    rows = handlers.library_rows() if stats else []
+def _library_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> SimpleNamespace:
     limit = assistant.settings.serve.max_upload_mb
     gr.Markdown("### Add papers", elem_classes="section-title")
     with gr.Row(equal_height=False):
@@ -383,9 +384,10 @@ def _library_tab(
             add = gr.Button("Add to index", variant="primary", elem_id="add")
         with gr.Column(scale=3):
             results = gr.HTML("", elem_id="ingest-results", js_on_load=None)
-    count = gr.Markdown(_count(len(rows)), elem_id="library-count", elem_classes="section-title")
+    # filled when a page loads (see _wire_library), so the rows are not also in the config
+    count = gr.Markdown(_count(stats.papers if stats else 0), elem_id="library-count")
     table = gr.Dataframe(
-        value=rows or None,
+        value=None,
         headers=render.LIBRARY_HEADERS,
         datatype="str",
         interactive=False,
@@ -403,12 +405,16 @@ def _library_tab(
 def _wire_chat(gr: Any, handlers: Handlers, chat: SimpleNamespace, turns: Any) -> None:
     outputs = [chat.transcript, turns, chat.question, chat.examples]
     controls = [turns, chat.backend, chat.k, chat.venue, chat.year]
+    # UI events are named so that none takes "ask" (the public endpoint) by default
     private = {"api_visibility": "private", "show_progress": "hidden"}
-    chat.question.submit(handlers.ask, [chat.question, *controls], outputs, **private)
-    chat.ask.click(handlers.ask, [chat.question, *controls], outputs, **private)
-    for button in chat.buttons:  # a button's value is its label: the example question
-        button.click(handlers.ask, [button, *controls], outputs, **private)
-    chat.new.click(handlers.new_chat, None, outputs, **private)
+    ask = [handlers.ask, [chat.question, *controls], outputs]
+    chat.question.submit(*ask, api_name="chat_submit", **private)
+    chat.ask.click(*ask, api_name="chat_ask", **private)
+    for i, button in enumerate(chat.buttons):  # a button's value is its label: the question
+        button.click(
+            handlers.ask, [button, *controls], outputs, api_name=f"chat_example_{i}", **private
+        )
+    chat.new.click(handlers.new_chat, None, outputs, api_name="chat_new", **private)
 
 
 def _wire_library(
@@ -416,7 +422,6 @@ def _wire_library(
     handlers: Handlers,
     library: SimpleNamespace,
     chat: SimpleNamespace,
-    turns: Any,
     header: Any,
     banner: Any,
     demo: Any,
@@ -432,19 +437,19 @@ def _wire_library(
         chat.year,
         library.table,
         library.count,
-        chat.transcript,
     ]
-    refresh_inputs = [turns, chat.venue, chat.year]
+    refresh_inputs = [chat.venue, chat.year]
     quiet: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     library.add.click(
         ingest,
         [library.files, library.skip],
         library.results,
+        api_name="library_add",
         api_visibility="private",
         concurrency_limit=1,  # one writer at a time
-    ).then(handlers.refresh, refresh_inputs, refreshed, **quiet)
+    ).then(handlers.refresh, refresh_inputs, refreshed, api_name="library_refresh", **quiet)
     # the index may have changed (e.g. `rag ingest` elsewhere) since the app was built
-    demo.load(handlers.refresh, refresh_inputs, refreshed, **quiet)
+    demo.load(handlers.refresh, refresh_inputs, refreshed, api_name="page_load", **quiet)
 
 
 # -- serving ---------------------------------------------------------------------------------
@@ -497,7 +502,8 @@ def serve(
         )
     except OSError as exc:
         raise ConfigError(f"Cannot serve on {host}:{port} ({exc}). Pass another --port.") from exc
-    print(f"Web chat on http://{host}:{port}" + (" (sign-in required)" if credentials else ""))
+    signin = " (sign-in required)" if credentials else ""
+    print(f"Web chat on http://{host}:{port}{signin}", flush=True)
     if block:
         demo.block_thread()
     return demo

@@ -214,7 +214,10 @@ def paper_head_html(paper: Paper) -> str:
     url = safe_url(paper.url)
     title = esc(paper.title)
     if url:
-        title = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
+        title = (
+            f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{title}'
+            '<span class="ext" aria-hidden="true">↗</span></a>'
+        )
     badge = (
         '<span class="badge" title="The source gave no title; this one was derived from '
         'the abstract">derived title</span>'
@@ -296,41 +299,36 @@ def _aside(title: str, body: str) -> str:
     return f'<h4 class="aside-title">{esc(title)}</h4>{body}'
 
 
-def transcript_html(turns: Sequence[Turn], intro: str = "") -> str:
-    """The whole chat, oldest first; ``intro`` (trusted HTML) when there is nothing yet."""
+def transcript_html(turns: Sequence[Turn]) -> str:
+    """The whole chat, oldest first; what can be asked when there is nothing yet."""
     if not turns:
-        return f'<div class="empty-chat">{intro}</div>'
+        return f'<div class="empty-chat">{INTRO}</div>'
     return "".join(turn_html(t, i) for i, t in enumerate(turns, 1))
 
 
-def intro_html(stats: IndexStats | None) -> str:
-    """What an empty chat says: what can be asked, and how answers are checked."""
-    if stats is None or not stats.papers:
-        return (
-            "<h3>Nothing to search yet</h3><p>Add paper lists in the <b>Library</b> tab "
-            "(.txt, .json, .jsonl or .csv with an abstract per paper), then ask here.</p>"
-        )
-    return (
-        f"<h3>Ask about {stats.papers} indexed paper{'s' if stats.papers != 1 else ''}</h3>"
-        "<p>Answers are drawn only from the abstracts and cite them: each "
-        '<sup class="cite">[n]</sup> leads to its source card, with the supporting sentence '
-        "highlighted. Follow-up questions are understood in context.</p>"
-    )
+# The same for every index, so that nothing has to re-render it when the index changes.
+INTRO = (
+    "<h3>Ask about the indexed papers</h3>"
+    "<p>Answers are drawn only from the abstracts and cite them: each "
+    '<sup class="cite">[n]</sup> leads to its source card, with the supporting sentence '
+    "highlighted. Follow-up questions are understood in context.</p>"
+)
 
 
 # -- page chrome ---------------------------------------------------------------------------------
 def header_html(stats: IndexStats | None) -> str:
     """The page title and a one-line summary of the index."""
-    summary = "no index yet"
+    summary, where = "no index yet", ""
     if stats is not None:
         named = [v for v in stats.venues if v != "?"]  # "?" counts papers without a venue
         venues = ", ".join(named[:3]) + (" …" if len(named) > 3 else "")
-        parts = [f"{stats.papers} papers", venues, _year_range(stats.years), stats.location]
+        parts = [f"{stats.papers} papers", venues, _year_range(stats.years)]
         summary = esc(" · ".join(p for p in parts if p))
+        where = f' title="Index: {esc(stats.location)}"'
     return (
         '<header class="app-header"><div><h1>Paper Q&amp;A</h1>'
         "<p>Questions answered from research-paper abstracts, every claim cited.</p></div>"
-        f'<div class="index-summary">{summary}</div></header>'
+        f'<div class="index-summary"{where}>{summary}</div></header>'
     )
 
 

@@ -89,7 +89,9 @@ sup.cite a:hover { text-decoration: underline; }
   justify-content: center; margin-top: 1px; }
 .src-body { min-width: 0; flex: 1; }
 .src-title { font-weight: 620; color: #0f172a; font-size: .93rem; line-height: 1.35; }
-.src-title a { color: #0f172a; text-decoration: none; border-bottom: 1px dotted #94a3b8; }
+.src-title a { color: #0f172a; text-decoration: none; }
+.src-title a:hover { color: #1d4ed8; text-decoration: underline; }
+.src-title .ext { color: #64748b; font-size: .8em; margin-left: 3px; }
 .badge { display: inline-block; margin-left: 6px; font-size: .68rem; font-weight: 600;
   color: #6d28d9; background: #ede9fe; border-radius: 4px; padding: 1px 5px;
   vertical-align: 1px; white-space: nowrap; }
@@ -107,14 +109,14 @@ sup.cite a:hover { text-decoration: underline; }
 #controls { background: #fff; border: 1px solid #e2e8f0; border-radius: 10px; padding: 4px; }
 .ingest-results { width: 100%; border-collapse: collapse; font-size: .9rem; margin-top: 6px;
   background: #fff; border: 1px solid #e2e8f0 !important; border-radius: 8px; }
-.ingest-results th, .ingest-results td { border: none !important; }
+.ingest-results tr, .ingest-results th, .ingest-results td { border: none !important; }
 .ingest-results th { text-align: left; color: #64748b; font-weight: 600; font-size: .78rem;
   text-transform: uppercase; letter-spacing: .05em; border-bottom: 1px solid #e2e8f0;
   padding: 6px 8px; }
 .ingest-results td { padding: 8px; border-top: 1px solid #f1f5f9 !important;
   vertical-align: top; }
 #library table, #library input { font-family: var(--font) !important; font-size: .88rem; }
-.section-title h3 { margin: 6px 0 0; font-size: 1rem; color: #0f172a; }
+.section-title h3, #library-count h3 { margin: 6px 0 0; font-size: 1rem; color: #0f172a; }
 #new-chat { background: #fff; border: 1px solid #cbd5e1; }
 .ingest-results td.file { font-family: ui-monospace, monospace; font-size: .85rem;
   white-space: nowrap; }

@@ -1,0 +1,113 @@
+"""Helpers shared by the benchmarks: timing, percentiles, memory, a Chroma server."""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "ml_abstracts.jsonl"
+BIN = Path(sys.executable).parent
+
+os.environ.setdefault("RAG_CACHE_DIR", str(ROOT / ".cache" / "bench-rag"))
+sys.path.insert(0, str(ROOT))  # tests.chroma_server: `chroma run` on a free port
+
+QUESTIONS = [
+    "Which papers tackle model merging?",
+    "graph neural networks for molecule property prediction",
+    "regret bounds for Thompson sampling in linear bandits",
+    "variational autoencoders with discrete latent variables",
+    "How do generative adversarial networks avoid mode collapse?",
+    "differentially private stochastic gradient descent",
+    "meta-learning for few-shot image classification",
+    "off-policy evaluation in reinforcement learning",
+    "adversarial examples and certified robustness",
+    "Gaussian process regression with sparse inducing points",
+    "causal inference from observational data with hidden confounders",
+    "neural architecture search with weight sharing",
+    "optimal transport and the Wasserstein distance for generative models",
+    "federated learning with non-IID client data",
+    "Bayesian optimization of hyperparameters",
+    "exploration bonuses for deep reinforcement learning with sparse rewards",
+    "spectral clustering on graphs",
+    "kernel methods for two-sample testing",
+    "learning rate schedules and the generalization of SGD",
+    "attention mechanisms for machine translation",
+    "matrix completion with low-rank constraints",
+    "online convex optimization with bandit feedback",
+    "imitation learning from demonstrations",
+    "normalizing flows for density estimation",
+    "counterfactual explanations for classifiers",
+    "knowledge distillation from large teacher networks",
+    "active learning with uncertainty sampling",
+    "policy gradient variance reduction",
+    "topic models and latent Dirichlet allocation",
+    "robotic grasping with deep learning",
+    "ICML papers on submodular maximization",
+    "NeurIPS 2016 papers about recurrent neural networks",
+    "COLT papers on PAC learning sample complexity",
+    "ICLR 2018 papers on generative adversarial networks",
+    "AISTATS papers on Monte Carlo methods",
+    "What is the lottery ticket hypothesis?",
+    "Which methods compress neural networks by pruning?",
+    "How can we learn disentangled representations?",
+    "multi-armed bandits with delayed feedback",
+    "contrastive self-supervised learning of visual representations",
+    "graph convolutional networks for semi-supervised node classification",
+    "stochastic variational inference for large datasets",
+    "deep reinforcement learning for Atari games",
+    "fairness constraints in classification",
+    "learning to rank for information retrieval",
+    "sparse coding and dictionary learning",
+    "Hamiltonian Monte Carlo step size adaptation",
+    "word embeddings and distributional semantics",
+    "theoretical analysis of overparameterized neural networks",
+    "batch normalization and training stability",
+]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), interpolated; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def summary_ms(values: list[float]) -> str:
+    """p50/p95/max of durations in seconds, printed in milliseconds."""
+    return (
+        f"p50 {percentile(values, 50) * 1000:.1f} ms, p95 {percentile(values, 95) * 1000:.1f} ms, "
+        f"max {max(values) * 1000:.1f} ms (n={len(values)})"
+    )
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def peak_rss_mb(children: bool = False) -> float:
+    """Peak resident memory of this process (or of its finished children), in MiB."""
+    who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+    return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
+
+
+@contextmanager
+def timed(label: str, results: dict[str, float]) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    results[label] = time.perf_counter() - started
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f}/{five:.1f} on {os.cpu_count()} CPUs"
