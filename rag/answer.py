@@ -230,7 +230,7 @@ def _uncited_claims(text: str) -> list[str]:
     A marker covers its own sentence and the unmarked sentences before it on the same line
     ("X does A. It reaches B [1]."); sentences after a line's last marker are uncovered.
     """
-    claims = []
+    claims: list[str] = []
     for line in text.splitlines():
         sentences = split_sentences(line.strip(" -*•"))
         marked = [i for i, s in enumerate(sentences) if _MARKER.search(s)]

@@ -16,7 +16,7 @@ from .ingest import IngestReport, Progress, ingest
 from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
 from .retrieve import Filters, Retriever
-from .settings import Backend, Settings, get_settings
+from .settings import Settings, get_settings
 from .store import PaperStore, describe
 from .types import Answer, Hit, Paper
 
@@ -62,7 +62,7 @@ class Assistant:
         *,
         index_dir: str | Path | None = None,
         chroma_url: str | None = None,
-        llm: Backend | None = None,
+        llm: str | None = None,
         **overrides: Any,
     ) -> Assistant:
         """Build an assistant from settings (file and environment), with overrides.
@@ -173,7 +173,7 @@ class Assistant:
         history: Sequence[Any] | None = None,
         *,
         k: int | None = None,
-        llm: Backend | None = None,
+        llm: str | None = None,
         **filters: Any,
     ) -> Iterator[str | Answer]:
         """Text pieces as they are generated, then the checked final ``Answer``.

@@ -6,6 +6,7 @@ LLM, so it returns ``None`` and nothing heavy is imported.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -60,10 +61,16 @@ def openai_llm(settings: LLMSettings) -> Any:
     from llama_index.llms.openai_like import OpenAILike
 
     cfg = settings.openai
+    defaults = type(cfg)()
+    # the usual OpenAI variables apply when the RAG_ ones are not set
+    base_url = cfg.base_url if cfg.base_url != defaults.base_url else None
+    api_key = cfg.api_key.get_secret_value()
+    if api_key == defaults.api_key.get_secret_value():
+        api_key = os.environ.get("OPENAI_API_KEY", api_key)
     return OpenAILike(
         model=cfg.model,
-        api_base=cfg.base_url,
-        api_key=cfg.api_key.get_secret_value(),
+        api_base=base_url or os.environ.get("OPENAI_BASE_URL") or defaults.base_url,
+        api_key=api_key,
         is_chat_model=True,
         context_window=8192,
         temperature=settings.temperature,

@@ -77,7 +77,9 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
     """
     previous = _previous_papers(history)
     if not previous:
-        return question
+        earlier = _previous_question(history)
+        refers = any(p.search(question) for p in (_PICK, _BOTH, _ONE))
+        return f"{question} (following up on: {earlier})" if earlier and refers else question
     if m := _PICK.search(question):
         index = _ORDINALS[m.group(1).lower()]
         if index < len(previous) or index == -1:
@@ -108,6 +110,16 @@ def _previous_papers(history: Sequence[Any] | None) -> list[Paper]:
             return [c.paper for c in answer.citations]
         return [h.paper for h in answer.hits[:2]]
     return []
+
+
+def _previous_question(history: Sequence[Any] | None) -> str:
+    """The last question asked, from plain chat history (strings or role/content dicts)."""
+    for turn in reversed(list(history or [])):
+        if isinstance(turn, str):
+            return turn
+        if isinstance(turn, dict) and turn.get("role") == "user":
+            return str(turn.get("content", ""))
+    return ""
 
 
 def _answer_in(turn: Any) -> Answer | None:

@@ -50,3 +50,12 @@ def test_standalone_questions_are_not_rewritten() -> None:
         "Which papers study protein folding?"
     )
     assert rewrite_followup("What are its limitations?", None) == "What are its limitations?"
+
+
+def test_plain_chat_history_still_gives_the_followup_its_context() -> None:
+    history = [
+        {"role": "user", "content": "What does the CSR paper report?"},
+        {"role": "assistant", "content": "CSR is a test-time defense [1]."},
+    ]
+    rewritten = rewrite_followup("What are its limitations?", history)
+    assert "CSR paper" in rewritten and rewritten.startswith("What are its limitations?")

@@ -1,0 +1,218 @@
+"""The store contract, run over an embedded Chroma (a folder) and a real `chroma run` server."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rag.assistant import Assistant
+from rag.embedder import Embedder
+from rag.errors import ConfigError, EmbedderMismatchError, NoIndexError
+from rag.settings import EmbedderSettings, Settings
+from rag.store import WRITING, PaperStore
+
+from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
+from .conftest import BUNDLED
+from .servers import free_port
+
+MakeAssistant = Callable[..., Assistant]
+
+RECORDS = [
+    {
+        "id": "colt-thompson",
+        "venue": "COLT",
+        "year": 2017,
+        "title": "Regret of Thompson Sampling in Linear Bandits",
+        "abstract": "We bound the frequentist regret of Thompson sampling for linear "
+        "contextual bandits. The bound matches the best known rates up to logarithmic factors.",
+    },
+    {
+        "id": "icml-molecules",
+        "venue": "ICML",
+        "year": 2019,
+        "title": "Message Passing Networks for Molecules",
+        "abstract": "Graph neural networks predict quantum chemical properties of molecules "
+        "from their bond graphs. Message passing over atoms beats hand-made descriptors.",
+    },
+    {
+        "id": "neurips-gan",
+        "venue": "NeurIPS",
+        "year": 2016,
+        "title": "Stabilising Generative Adversarial Networks",
+        "abstract": "Generative adversarial networks often collapse to a few modes. We add a "
+        "minibatch discrimination term that keeps the generated images diverse.",
+    },
+    {
+        "id": "iclr-pruning",
+        "venue": "ICLR",
+        "year": 2019,
+        "title": "Sparse Subnetworks Found by Iterative Magnitude Pruning",
+        "abstract": "Dense networks contain sparse subnetworks that train to full accuracy "
+        "from their original initialisation. Iterative magnitude pruning finds them.",
+    },
+    {
+        "id": "uai-causal",
+        "venue": "UAI",
+        "year": 2019,
+        "title": "Causal Discovery with Hidden Confounders",
+        "abstract": "We learn causal graphs from observational data when some confounders are "
+        "never observed, using conditional independence tests and ancestral graphs.",
+    },
+    {
+        "id": "colt-pac",
+        "venue": "COLT",
+        "year": 2019,
+        "title": "Sample Complexity of PAC Learning Halfspaces",
+        "abstract": "We give tight sample complexity bounds for PAC learning halfspaces with "
+        "Massart noise, and an efficient algorithm that attains them.",
+    },
+]
+
+QUESTIONS = {
+    "regret of Thompson sampling for contextual bandits": "colt-thompson",
+    "graph networks that predict properties of molecules": "icml-molecules",
+    "mode collapse in GANs": "neurips-gan",
+    "lottery tickets: sparse subnetworks from pruning": "iclr-pruning",
+    "causal structure learning with unobserved confounding": "uai-causal",
+}
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(params=["embedded", "server"])
+def make(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> MakeAssistant:
+    """Assistants on one fresh index: a folder, or a new collection on the Chroma server."""
+    if request.param == "server":
+        server: ChromaServer = request.getfixturevalue("chroma_server")
+        where = {"store.chroma_url": server.url, "store.collection": f"t-{uuid.uuid4().hex[:12]}"}
+    else:
+        where = {"store.index_dir": tmp_path / "index"}
+
+    def make(with_embedder: Embedder = embedder) -> Assistant:
+        settings = Settings().with_overrides(**where, **{"llm.backend": "extractive"})
+        return Assistant(settings, PaperStore(settings.store), with_embedder)
+
+    return make
+
+
+def test_ingested_papers_are_found_by_every_search_mode(make: MakeAssistant, tmp_path: Path):
+    a = make()
+    report = a.ingest([write_jsonl(tmp_path / "p.jsonl", RECORDS), BUNDLED])
+    assert (report.added, report.duplicates, len(report.skipped)) == (len(RECORDS) + 19, 0, 0)
+    assert a.stats().papers == len(RECORDS) + 19
+    for mode in ("hybrid", "bm25", "dense"):
+        for question, paper_id in QUESTIONS.items():
+            hits = a.search(question, 3, mode=mode, parse=False)
+            assert hits[0].paper.paper_id == paper_id, (mode, question)
+    density = a.search("counterfactual explanations kept in high-density regions", 1)[0]
+    assert density.paper.venue_year == "ICML 2026" and "DensityFlow" in density.paper.abstract
+
+
+def test_reingesting_unchanged_papers_embeds_and_writes_nothing(
+    make: MakeAssistant, tmp_path: Path
+) -> None:
+    a = make()
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS)
+    a.ingest([source])
+    version = a.store.version()
+    again = a.ingest([source])
+    counts = (again.added, again.updated, again.unchanged, again.removed, again.chunks_written)
+    assert counts == (0, 0, len(RECORDS), 0, 0)
+    assert a.store.version() == version  # serving processes need not reload
+
+
+def test_a_changed_abstract_replaces_the_old_one(make: MakeAssistant, tmp_path: Path) -> None:
+    a = make()
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS)
+    a.ingest([source])
+    edited = [dict(r) for r in RECORDS]
+    edited[2]["abstract"] = "We train diffusion models for protein backbone design instead."
+    report = a.ingest([write_jsonl(source, edited)])
+    assert (report.added, report.updated, report.unchanged) == (0, 1, len(RECORDS) - 1)
+    hit = a.search("diffusion models for protein design", 1, parse=False)[0]
+    assert hit.paper.paper_id == "neurips-gan" and "protein" in hit.paper.abstract
+    assert not any("minibatch discrimination" in t for t in a.retriever.corpus.chunk_texts)
+    assert a.stats().papers == len(RECORDS)
+
+
+def test_prune_removes_papers_gone_from_the_sources(make: MakeAssistant, tmp_path: Path) -> None:
+    a = make()
+    a.ingest([write_jsonl(tmp_path / "p.jsonl", RECORDS)])
+    kept = write_jsonl(tmp_path / "p.jsonl", RECORDS[:4])
+    assert a.ingest([kept]).removed == 0 and a.stats().papers == len(RECORDS)
+    report = a.ingest([kept], prune=True)
+    assert report.removed == 2 and a.stats().papers == 4
+    assert a.store.count() == len(a.retriever.corpus.chunk_ids)
+    ids = {h.paper.paper_id for h in a.search("causal discovery with hidden confounders", 10)}
+    assert "uai-causal" not in ids and "colt-pac" not in ids
+
+
+def test_another_chunking_is_refused_as_an_embedder_mismatch(
+    make: MakeAssistant, tmp_path: Path
+) -> None:
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS)
+    make().ingest([source])
+    other = Embedder(EmbedderSettings(chunk_tokens=128))
+    with pytest.raises(EmbedderMismatchError, match="chunk_tokens=256, not 128"):
+        make(other).ingest([source])
+    assert make().ingest([source]).unchanged == len(RECORDS)  # the index is untouched
+
+
+def test_venue_and_year_filters_hold_on_every_side(make: MakeAssistant, tmp_path: Path) -> None:
+    a = make()
+    a.ingest([write_jsonl(tmp_path / "p.jsonl", RECORDS)])
+    for mode in ("hybrid", "bm25", "dense"):
+        colt = a.search("learning bounds", 10, venue="colt", mode=mode, parse=False)
+        assert colt and {h.paper.venue for h in colt} == {"COLT"}, mode
+        y2019 = a.search("networks and graphs", 10, year=2019, mode=mode, parse=False)
+        assert y2019 and {h.paper.year for h in y2019} == {2019}, mode
+        both = a.search("learning", 10, venue="COLT", year=2019, mode=mode, parse=False)
+        assert [h.paper.paper_id for h in both] == ["colt-pac"], mode
+    assert a.search("mode collapse", 5, venue="COLT", year_max=2016, parse=False) == []
+    # a filter named in the question works the same way
+    assert {h.paper.venue for h in a.search("COLT papers on learning", 10)} == {"COLT"}
+
+
+def test_an_empty_store_says_to_ingest(make: MakeAssistant) -> None:
+    a = make()
+    assert not a.store.exists()
+    with pytest.raises(NoIndexError, match="rag ingest"):
+        a.search("anything")
+
+
+def test_every_write_gives_a_new_version_other_handles_see(
+    make: MakeAssistant, tmp_path: Path
+) -> None:
+    writer, reader = make(), make()
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS[:3])
+    writer.ingest([source])
+    assert len(reader.papers()) == 3
+    before = reader.store.version()
+    writer.ingest([write_jsonl(source, RECORDS)])
+    after = reader.store.version()
+    assert after != before and not after.startswith(WRITING)
+    assert len(reader.papers()) == len(RECORDS)  # reloaded without a restart
+
+
+def test_an_unreachable_server_is_a_config_error() -> None:
+    settings = Settings().with_overrides(**{"store.chroma_url": f"http://127.0.0.1:{free_port()}"})
+    with pytest.raises(ConfigError, match="Cannot reach the Chroma server"):
+        PaperStore(settings.store)
+
+
+def test_a_server_that_stops_is_a_config_error_not_a_crash(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    with ChromaServer(tmp_path / "chroma") as server:
+        settings = Settings().with_overrides(**{"store.chroma_url": server.url})
+        store = PaperStore(settings.store)
+        assert not store.exists()
+    with pytest.raises(ConfigError, match="chroma run"):
+        store.version()
