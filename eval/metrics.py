@@ -35,7 +35,7 @@ def ranking_metrics(
     run = Run({q: _scored(ranked.get(q, ())) for q in queries})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's cast warnings on every call
-        scores = evaluate(qrels, run, list(metrics), return_mean=False, make_comparable=True)
+        scores = evaluate(qrels, run, list(metrics), return_mean=False)
     if len(metrics) == 1:
         scores = {metrics[0]: scores}
     position = {q: i for i, q in enumerate(qrels.keys())}  # ranx's order (sorted), not ours

@@ -83,14 +83,21 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
     if m := _PICK.search(question):
         index = _ORDINALS[m.group(1).lower()]
         if index < len(previous) or index == -1:
-            return _replace(question, m, previous[index].title)
+            return _replace(question, m, _name(previous[index]))
     if m := _BOTH.search(question):
         if len(previous) >= 2:
-            names = " and ".join(p.title for p in previous[:2])
+            names = " and ".join(_name(p) for p in previous[:2])
             return _replace(question, m, names, possessive=m.group(1).lower() == "their")
     if m := _ONE.search(question):
-        return _replace(question, m, previous[0].title, possessive=m.group(1).lower() == "its")
+        return _replace(question, m, _name(previous[0]), possessive=m.group(1).lower() == "its")
     return question
+
+
+def _name(paper: Paper) -> str:
+    """How a rewrite refers to a paper: its method's short name ("OPIC"), else its title."""
+    from .answer import paper_name
+
+    return paper_name(paper) or paper.title
 
 
 def _replace(question: str, match: re.Match[str], name: str, possessive: bool = False) -> str:

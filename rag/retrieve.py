@@ -12,7 +12,8 @@ import pickle
 import re
 import shutil
 import threading
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import astuple, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 from .embedder import Embedder
 from .errors import NoIndexError
 from .settings import RetrievalSettings, cache_dir
-from .store import PaperStore, describe, paper_from_metadata
+from .store import WRITING, PaperStore, describe, paper_from_metadata
 from .types import Hit, Paper
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -162,35 +163,74 @@ def _cache_path(store: PaperStore) -> Path:
     return cache_dir() / "corpus" / key
 
 
-def load_corpus(store: PaperStore) -> Corpus:
-    """The corpus at the index's current version: from the disk cache, else built and cached."""
-    version = store.version()
+def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
+    """The corpus at the index's current version: from the disk cache, else built.
+
+    A snapshot is cached only if the index kept its version while it was read and that
+    version is not one of an unfinished write (``WRITING``): another process can then never
+    load a snapshot that misses part of a write.
+    """
+    version = version or store.version()
     folder = _cache_path(store)
-    cached = folder / f"{version}.pkl"
-    if cached.exists():
-        try:
-            with cached.open("rb") as f:
-                corpus = pickle.load(f)
-            if isinstance(corpus, Corpus) and corpus.version == version:
-                return corpus
-        except Exception:  # a cache written by another version of the code: rebuild it
-            pass
-    corpus = build_corpus(store, version)
-    _save_cache(folder, cached, corpus)
+    corpus = _read_cache(folder / version, version)
+    if corpus is None:
+        corpus = build_corpus(store, version)
+        if not version.startswith(WRITING) and store.version() == version:
+            _write_cache(folder, corpus)
     return corpus
 
 
-def _save_cache(folder: Path, path: Path, corpus: Corpus) -> None:
+_CACHE_FORMAT = (2, tuple(f.name for f in fields(Paper)))
+
+
+def _read_cache(path: Path, version: str) -> Corpus | None:
+    """A cached snapshot: papers and chunks pickled as plain tuples, the BM25 index as
+    bm25s saves it (memory-mapped, so a fresh process starts in a fraction of a second)."""
     try:
-        if folder.exists():
-            shutil.rmtree(folder, ignore_errors=True)  # older versions are never read again
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            pickle.dump(corpus, f, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
+        with (path / "corpus.pkl").open("rb") as f:
+            data = pickle.load(f)
+        if data["format"] != _CACHE_FORMAT or data["version"] != version:
+            return None
+        import bm25s
+
+        bm25 = bm25s.BM25.load(str(path / "bm25"), mmap=True)
+    except Exception:  # absent, half-deleted, or written by another version of the code
+        return None
+    papers = [Paper(*row) for row in data["papers"]]
+    return Corpus(
+        version=version,
+        papers={p.paper_id: p for p in papers},
+        chunk_ids=data["chunk_ids"],
+        chunk_papers=data["chunk_papers"],
+        chunk_texts=data["chunk_texts"],
+        bm25=bm25,
+    )
+
+
+def _write_cache(folder: Path, corpus: Corpus) -> None:
+    """Write into a private folder, then rename it into place: readers see all or nothing."""
+    tmp = folder / f".tmp-{uuid.uuid4().hex}"
+    try:
+        (tmp / "bm25").mkdir(parents=True)
+        corpus.bm25.save(str(tmp / "bm25"))
+        data = {
+            "format": _CACHE_FORMAT,
+            "version": corpus.version,
+            "papers": [astuple(p) for p in corpus.papers.values()],
+            "chunk_ids": corpus.chunk_ids,
+            "chunk_papers": corpus.chunk_papers,
+            "chunk_texts": corpus.chunk_texts,
+        }
+        with (tmp / "corpus.pkl").open("wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.rename(folder / corpus.version)
     except OSError:
-        pass  # the cache only saves time
+        pass  # the cache only saves time; another process may have written this version
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for old in folder.iterdir() if folder.is_dir() else ():
+        if old.name != corpus.version and not old.name.startswith(".tmp-"):
+            shutil.rmtree(old, ignore_errors=True)  # older versions are never read again
 
 
 class Retriever:
@@ -207,8 +247,9 @@ class Retriever:
     def corpus(self) -> Corpus:
         """The snapshot at the index's current version (checked on every call)."""
         with self._lock:
-            if self._corpus is None or self._corpus.version != self.store.version():
-                self._corpus = load_corpus(self.store)
+            version = self.store.version()
+            if self._corpus is None or self._corpus.version != version:
+                self._corpus = load_corpus(self.store, version)
             return self._corpus
 
     def search(

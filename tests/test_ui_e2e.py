@@ -171,6 +171,12 @@ def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
     SCREENSHOT.parent.mkdir(exist_ok=True)
     shutil.copyfile(OUTPUT / "ui-chat.png", SCREENSHOT)
 
+    tab.ask("What is the best recipe for chocolate cake?", turn=3)
+    refusal = page.inner_text("#turn-3 .refusal")
+    assert "No answer from these papers." in refusal  # said plainly, nothing made up
+    assert page.locator("#turn-3 .src-card.near").count() >= 1  # the closest papers
+    assert page.locator("#turn-3 sup.cite").count() == 0
+
     page.click("#new-chat")
     page.wait_for_selector("#turn-1", state="detached")
     assert page.locator("#examples").is_visible()
@@ -237,7 +243,8 @@ def test_the_app_starts_without_an_index(browser: Any, embedder: Embedder, tmp_p
         banner = page.wait_for_selector("#banner .banner")
         assert "No papers to search yet" in banner.inner_text()
         assert "Library" in banner.inner_text()
-        tab.ask("Which papers tackle model merging?", turn=1)
+        page.get_by_role("button", name="Which papers tackle model merging?").click()
+        page.wait_for_selector("#turn-1[data-done]")
         error = page.inner_text("#turn-1 .error")
         assert "Could not answer." in error and "Traceback" not in error
         tab.close()

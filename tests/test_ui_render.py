@@ -203,11 +203,12 @@ def test_the_searched_for_line_shows_the_rewritten_query() -> None:
 
 
 def test_model_markdown_lists_and_bold_become_html() -> None:
-    out = render.text_html("**Two papers:**\n\n- OPIC merges models [1]\n- Trap² protects [2]")
+    out = render.text_html("**Two papers:**\n- OPIC merges models [1]\n- Trap² protects [2]")
     assert out == (
         "<p><strong>Two papers:</strong></p><ul><li>OPIC merges models [1]</li>"
         "<li>Trap² protects [2]</li></ul>"
     )
+    assert render.text_html("One.\nTwo.\n\nThree.") == "<p>One.<br>Two.</p><p>Three.</p>"
 
 
 # -- the library ---------------------------------------------------------------------------------
@@ -266,8 +267,9 @@ def test_the_answer_streams_then_is_replaced_by_the_checked_text() -> None:
     updates = run_ask(Handlers(fake), "Which paper?", [])  # type: ignore[arg-type]
     transcripts = [u[0] for u in updates]
     assert "Searching the papers" in transcripts[0]
-    assert "Draft text [3]" in transcripts[2] and "Writing" in transcripts[2]
+    assert "Draft" in transcripts[1] and "Writing" in transcripts[1]  # the first piece shows
     assert "Checked" in transcripts[-1] and "Draft" not in transcripts[-1]
+    assert "Writing" not in transcripts[-1]
     assert updates[-1][1] == [Turn("Which paper?", answer=final)]
     assert fake.calls[0] == {
         "question": "Which paper?",

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -41,6 +42,7 @@ BACKENDS = [
 ]
 FILE_TYPES = [".txt", ".md", ".json", ".jsonl", ".ndjson", ".csv", ".tsv"]
 _UPLOADS = Path(tempfile.gettempdir()) / "rag-papers-uploads"
+_DRAFT_EVERY_S = 0.1  # redraw a streaming answer at most this often, not once per token
 # Bring a new question to the top of the transcript when it is asked and again when its
 # answer is complete, and otherwise leave the scrolling to the reader (gradio's autoscroll
 # gives up when one update adds more than a few lines).
@@ -124,7 +126,7 @@ class Handlers:
         turns = [*turns, Turn(question)]
         yield self.view(turns, clear=True)
         options = {"k": int(k), **filter_kwargs(venue, year)}
-        draft = ""
+        draft, shown = "", 0.0
         try:
             for event in self.events(question, history, backend, **options):
                 if isinstance(event, Answer):
@@ -132,7 +134,9 @@ class Handlers:
                     continue
                 draft += event
                 turns[-1] = Turn(question, draft=draft)
-                yield self.view(turns)
+                if time.monotonic() - shown >= _DRAFT_EVERY_S:
+                    shown = time.monotonic()
+                    yield self.view(turns)
         except RagError as exc:
             turns[-1] = Turn(question, error=str(exc))
         except Exception as exc:  # never a stack trace in the page; the log keeps it

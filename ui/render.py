@@ -12,6 +12,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from urllib.parse import urlparse
 
 from rag import Answer, Citation, Hit, IndexStats, IngestReport, Paper
@@ -66,7 +67,7 @@ def clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     if len(text) <= n:
         return text
-    return text[:n].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text[:n].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
 
 
 def authors_text(authors: Sequence[str]) -> str:
@@ -76,6 +77,7 @@ def authors_text(authors: Sequence[str]) -> str:
 
 
 def seconds(timings: dict[str, float]) -> str:
+    """How long an answer took, e.g. "1.4 s"; empty when not measured."""
     total = sum(timings.values())
     return f"{total:.1f} s" if total else ""
 
@@ -92,11 +94,16 @@ def text_html(text: str, link: Callable[[int], str | None] | None = None) -> str
 
 
 def _block_html(block: str, link: Callable[[int], str | None] | None) -> str:
+    """A paragraph, a list, or both: "Two papers:" then "- A", "- B" is common."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
-    if lines and all(_BULLET.match(ln) for ln in lines):
-        items = "".join(f"<li>{_inline(_BULLET.sub('', ln), link)}</li>" for ln in lines)
-        return f"<ul>{items}</ul>"
-    return "<p>" + "<br>".join(_inline(ln, link) for ln in lines) + "</p>"
+    parts = []
+    for is_item, run in groupby(lines, key=lambda ln: bool(_BULLET.match(ln))):
+        if is_item:
+            items = "".join(f"<li>{_inline(_BULLET.sub('', ln), link)}</li>" for ln in run)
+            parts.append(f"<ul>{items}</ul>")
+        else:
+            parts.append("<p>" + "<br>".join(_inline(ln, link) for ln in run) + "</p>")
+    return "".join(parts)
 
 
 def _inline(line: str, link: Callable[[int], str | None] | None) -> str:
@@ -162,8 +169,8 @@ def refusal_html(answer: Answer) -> str:
     """A refused answer, said plainly, with the search it ran."""
     return (
         '<div class="refusal"><strong>No answer from these papers.</strong> '
-        f"{esc(answer.text)} Nothing was generated, so nothing unsupported is claimed; "
-        "the closest papers are listed beside this message.</div>" + meta_html(answer)
+        f"{esc(answer.text)} The closest papers are listed alongside; rephrasing the "
+        "question or widening the filters may help.</div>" + meta_html(answer)
     )
 
 

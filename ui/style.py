@@ -115,7 +115,8 @@ sup.cite a:hover { text-decoration: underline; }
   padding: 6px 8px; }
 .ingest-results td { padding: 8px; border-top: 1px solid #f1f5f9 !important;
   vertical-align: top; }
-#library table, #library input { font-family: var(--font) !important; font-size: .88rem; }
+#library, #library * { font-family: var(--font) !important; }
+#library td { font-size: .88rem; }
 .section-title h3, #library-count h3 { margin: 6px 0 0; font-size: 1rem; color: #0f172a; }
 #new-chat { background: #fff; border: 1px solid #cbd5e1; }
 .ingest-results td.file { font-family: ui-monospace, monospace; font-size: .85rem;

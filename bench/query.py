@@ -1,0 +1,143 @@
+"""Warm retrieval latency in one process, and the local LLM's time to first token.
+
+    .venv/bin/python bench/query.py --index-dir /tmp/rag23k/index
+    .venv/bin/python bench/query.py --index-dir /tmp/rag23k/index --ttft 3
+
+Hybrid search (k=5) over ~100 varied questions, after one warm-up search: p50 and p95
+(targets 30 ms and 60 ms), then the same questions step by step (version check, question
+embedding, BM25, Chroma query) to show where the time goes. ``--chroma-url`` measures a
+Chroma server instead of the folder. ``--ttft N`` compares the local LLM's time to first
+token through rag (``rag.llm.local_llm`` + ``stream_chat``) with llama.cpp's own
+``create_chat_completion(stream=True)`` on the same messages (target: within 1.1x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from _util import QUESTIONS, ROOT, load_average, percentile, summary_ms
+
+TLDRS = ROOT.parent / "shared" / "bench" / "ml" / "tldr_known_item.jsonl"
+
+
+def questions(n: int) -> list[str]:
+    """The hand-written questions (some with venue and year), then authors' TL;DRs."""
+    tldrs = [json.loads(line)["query"] for line in TLDRS.read_text().splitlines()]
+    step = max(1, len(tldrs) // max(1, n - len(QUESTIONS)))
+    return (QUESTIONS + tldrs[::step])[:n]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index-dir", type=Path)
+    parser.add_argument("--chroma-url")
+    parser.add_argument("--n", type=int, default=100, help="questions (default 100)")
+    parser.add_argument("--ttft", type=int, default=0, help="LLM prompts to time (default 0)")
+    args = parser.parse_args(argv)
+
+    from rag import Assistant
+
+    assistant = Assistant.open(index_dir=args.index_dir, chroma_url=args.chroma_url)
+    qs = questions(args.n)
+    started = time.perf_counter()
+    assistant.search(qs[0], 5)
+    stats = assistant.stats()
+    print(
+        f"{stats.location}: {stats.papers} papers, {stats.chunks} chunks; first search "
+        f"(loads the snapshot) {time.perf_counter() - started:.2f}s; {load_average()}"
+    )
+    latencies = [_timed(lambda q=q: assistant.search(q, 5)) for q in qs]
+    print(f"hybrid search, k=5: {summary_ms(latencies)}  (targets: p50 30 ms, p95 60 ms)")
+    _steps(assistant, qs)
+    if args.ttft:
+        _ttft(assistant, qs, args.ttft)
+    return 0
+
+
+def _timed(call: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def _steps(assistant: Any, qs: list[str]) -> None:
+    """Each step of a search on its own, over the same questions."""
+    from rag.retrieve import _chroma_where
+
+    retriever, store = assistant.retriever, assistant.store
+    corpus = retriever.corpus
+    steps: dict[str, list[float]] = {"version check": [], "embed question": []}
+    steps.update({"BM25": [], "Chroma query": [], "filters (parse + mask)": []})
+    for q in qs:
+        steps["version check"].append(_timed(store.version))
+        steps["embed question"].append(_timed(lambda q=q: assistant.embedder.embed_query(q)))
+        started = time.perf_counter()
+        filters, query = assistant._filters(q, True, None, None, None, None, None, None)
+        mask = retriever._mask(corpus, retriever._allowed(corpus, filters))
+        steps["filters (parse + mask)"].append(time.perf_counter() - started)
+        steps["BM25"].append(_timed(lambda q=query, m=mask: corpus.lexical(q, 50, m)))
+        vector = assistant.embedder.embed_query(query)
+        where = _chroma_where(filters, None)
+        steps["Chroma query"].append(_timed(lambda v=vector, w=where: store.query(v, 50, w)))
+    for name, values in steps.items():
+        print(f"  {name:24s} {summary_ms(values)}")
+
+
+def _ttft(assistant: Any, qs: list[str], n: int) -> None:
+    """Time to first token, rag's path against llama.cpp's own, alternating, fresh prompts."""
+    from llama_cpp import Llama
+
+    from rag import answer
+    from rag.llm import local_llm, stream_chat
+
+    settings = assistant.settings.llm
+    ours = local_llm(settings)
+    theirs = Llama(
+        model_path=ours.model_path,
+        n_ctx=ours.n_ctx,
+        n_threads=ours.n_threads,
+        verbose=False,
+    )
+    ours.llama  # noqa: B018 - both models loaded before timing
+    rag_s, cpp_s = [], []
+    for q in qs[1 : n + 1]:  # a new prompt each time: no reuse of the previous one's cache
+        hits = assistant.search(q, 5)
+        scored = answer.score_hits(q, hits, assistant.embedder)
+        sources = answer.build_sources(scored, assistant.embedder)
+        messages = answer.build_messages(q, sources)
+        cpp_s.append(_first(_llama_stream(theirs, messages, ours.max_tokens)))
+        rag_s.append(_first(stream_chat(ours, messages)))
+        print(f"  {q[:50]!r}: rag {rag_s[-1]:.2f}s, llama.cpp {cpp_s[-1]:.2f}s", flush=True)
+    ratio = percentile(rag_s, 50) / percentile(cpp_s, 50)
+    print(
+        f"time to first token, median of {n}: rag {percentile(rag_s, 50):.2f}s, llama.cpp "
+        f"{percentile(cpp_s, 50):.2f}s, ratio {ratio:.3f}  (target <= 1.1)"
+    )
+
+
+def _llama_stream(llama: Any, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+    for piece in llama.create_chat_completion(
+        messages=messages, max_tokens=max_tokens, temperature=0.0, stream=True
+    ):
+        delta = piece["choices"][0]["delta"].get("content")
+        if delta:
+            yield delta
+
+
+def _first(pieces: Iterator[str]) -> float:
+    """Seconds until the first text piece; the generation is then stopped."""
+    started = time.perf_counter()
+    next(pieces, None)
+    elapsed = time.perf_counter() - started
+    getattr(pieces, "close", lambda: None)()  # a generator: stops llama.cpp
+    return elapsed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Several serving processes on one Chroma server stay consistent without restarts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rag.assistant import Assistant
+from rag.embedder import Embedder
+from rag.retrieve import _cache_path, load_corpus
+from rag.settings import Settings
+from rag.store import WRITING, PaperStore
+
+from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
+
+# A serving process: one Assistant, driven by JSON lines on stdin, answering on stdout.
+WORKER = """
+import json, sys
+from rag import Assistant
+a = Assistant.open(chroma_url=sys.argv[1], llm="extractive", **{"store.collection": sys.argv[2]})
+for line in sys.stdin:
+    cmd = json.loads(line)
+    if cmd["op"] == "ingest":
+        r = a.ingest(cmd["paths"])
+        out = {"added": r.added, "unchanged": r.unchanged}
+    else:
+        hits = a.search(cmd["question"], 3, mode=cmd["mode"], parse=False)
+        out = {"ids": [h.paper.paper_id for h in hits]}
+    print(json.dumps(out), flush=True)
+"""
+
+FIRST = [
+    {
+        "id": "bandits",
+        "title": "Thompson Sampling for Linear Bandits",
+        "abstract": "We bound the regret of Thompson sampling for linear contextual bandits.",
+    },
+    {
+        "id": "molecules",
+        "title": "Message Passing for Molecules",
+        "abstract": "Graph neural networks predict quantum properties of molecules from bonds.",
+    },
+]
+NEW = {
+    "id": "surface-codes",
+    "title": "Decoding Surface Codes with Neural Networks",
+    "abstract": "Quantum error correction with surface codes needs fast decoders; a small "
+    "convolutional network decodes syndromes at threshold.",
+}
+QUESTION = "neural decoders for quantum error correction with surface codes"
+
+
+class Worker:
+    """A separate Python process serving one Assistant."""
+
+    def __init__(self, url: str, collection: str, cache: Path) -> None:
+        env = {**os.environ, "RAG_CACHE_DIR": str(cache)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", WORKER, url, collection],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def __call__(self, **cmd: Any) -> dict[str, Any]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(cmd) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        assert line, f"the worker died (exit code {self.process.poll()})"
+        return dict(json.loads(line))
+
+    def close(self) -> None:
+        if self.process.stdin:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def write_jsonl(path: Path, records: list[dict]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.slow
+def test_a_paper_ingested_by_one_process_is_found_by_another(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    collection, cache = f"mp-{uuid.uuid4().hex[:12]}", tmp_path / "cache"
+    writer = Worker(chroma_server.url, collection, cache)
+    reader = Worker(chroma_server.url, collection, cache)
+    try:
+        assert writer(op="ingest", paths=[write_jsonl(tmp_path / "a.jsonl", FIRST)])["added"] == 2
+        for mode in ("bm25", "dense"):
+            assert "surface-codes" not in reader(op="search", question=QUESTION, mode=mode)["ids"]
+        assert writer(op="ingest", paths=[write_jsonl(tmp_path / "b.jsonl", [NEW])])["added"] == 1
+        for mode in ("bm25", "dense", "hybrid"):
+            found = reader(op="search", question=QUESTION, mode=mode)["ids"]
+            assert found[0] == "surface-codes", mode
+    finally:
+        writer.close()
+        reader.close()
+    # a fresh process starts from the disk cache the reader wrote, which is current
+    fresh = Worker(chroma_server.url, collection, cache)
+    try:
+        assert fresh(op="search", question=QUESTION, mode="bm25")["ids"][0] == "surface-codes"
+    finally:
+        fresh.close()
+
+
+def test_a_snapshot_read_during_a_write_is_not_cached_for_other_processes(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    settings = Settings().with_overrides(
+        **{"store.chroma_url": chroma_server.url, "store.collection": f"w-{uuid.uuid4().hex[:8]}"}
+    )
+    assistant = Assistant(settings, PaperStore(settings.store), embedder)
+    assistant.ingest([write_jsonl(tmp_path / "a.jsonl", FIRST)])
+    store = PaperStore(settings.store)  # a writer that starts but has not finished
+    store.bump_version()
+    during = store.version()
+    assert during.startswith(WRITING)
+    assert len(load_corpus(store).papers) == 2  # readers still get the index as it is...
+    assert not (_cache_path(store) / during).exists()  # ...but nobody else will reuse it
+    assistant.ingest([write_jsonl(tmp_path / "b.jsonl", [*FIRST, NEW])])  # another one ends
+    after = store.version()
+    assert not after.startswith(WRITING)
+    assert len(load_corpus(store).papers) == 3
+    assert (_cache_path(store) / after).is_dir()
