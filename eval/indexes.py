@@ -1,10 +1,16 @@
 """Evaluation and benchmark indexes, built once and reused by every later run.
 
-An index folder holds the Chroma index (``chroma/``), the paper lists written for it
-(``*.jsonl``, rewritten only when their content changes) and ``built.json``, a stamp of
-the sources it was built from. A run whose sources match the stamp opens the index
-without reading a record; otherwise the ingest is incremental, so only new or changed
-papers are embedded and an interrupted build resumes where it stopped.
+An index folder is a plain Chroma index (``rag stats --index-dir DIR`` reads it) that also
+holds ``eval-sources.json``, a stamp of the paper lists it was built from, and any paper
+list written for it. A run whose sources match the stamp opens the index without reading a
+record; otherwise the ingest is incremental, so only new or changed papers are embedded and
+an interrupted build resumes where it stopped.
+
+Paper lists are ingested as they are: the readers take a record's id, title, abstract,
+venue, year, authors, url and keywords, and only title and abstract are embedded and
+searched, so a TL;DR field is never indexed. The full needle index therefore holds exactly
+what ``rag ingest rag/data/icml2026_abstracts.txt ../shared/data/ml_abstracts.jsonl``
+would build, and such an index can be reused for it.
 """
 
 from __future__ import annotations
@@ -25,62 +31,69 @@ BENCH_OUT = REPO / "bench" / "out"
 BUNDLED = REPO / "rag" / "data" / "icml2026_abstracts.txt"
 SHARED = REPO.parent / "shared"
 DISTRACTORS = SHARED / "data" / "ml_abstracts.jsonl"
-# What a benchmark may index of a paper: never a TL;DR (it is a query) nor its keywords.
-PAPER_FIELDS = ("id", "title", "abstract", "venue", "year", "authors", "url")
+STAMP = "eval-sources.json"
 
 
-def open_index(index_dir: Path, sources: list[Path], *, llm: str = "extractive") -> Assistant:
-    """An assistant over an index of exactly ``sources``, ingested only when they changed."""
-    assistant = Assistant.open(index_dir=index_dir / "chroma", llm=llm)
-    stamp_file = index_dir / "built.json"
-    stamp = _stamp(sources, assistant)
-    if assistant.store.exists() and _read_json(stamp_file).get("stamp") == stamp:
+def open_index(
+    index_dir: Path, sources: list[Path], *, prune: bool = False, llm: str = "extractive"
+) -> Assistant:
+    """An assistant over an index holding ``sources``, ingested only when they changed.
+
+    ``prune`` removes papers of other sources: for indexes that only benchmarks write.
+    """
+    assistant = Assistant.open(index_dir=index_dir, llm=llm)  # type: ignore[arg-type]
+    stamp = _stamp(sources, assistant, prune)
+    if assistant.store.exists() and _read_json(index_dir / STAMP).get("stamp") == stamp:
         return assistant
     with _ingest_bar(f"indexing {index_dir.name}") as progress:
-        report = assistant.ingest(sources, prune=True, skip_invalid=True, progress=progress)
+        report = assistant.ingest(sources, prune=prune, skip_invalid=True, progress=progress)
     print(f"{index_dir}: {report.summary()}", file=sys.stderr)
-    stamp_file.write_text(json.dumps({"stamp": stamp, "sources": [str(s) for s in sources]}))
+    record = {"stamp": stamp, "sources": [str(s) for s in sources], "prune": prune}
+    (index_dir / STAMP).write_text(json.dumps(record, indent=2) + "\n")
     return assistant
 
 
 def write_papers(path: Path, records: Iterable[dict[str, Any]]) -> Path:
     """Write records as JSONL, leaving the file untouched when its content is the same."""
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return write_lines(path, (json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> Path:
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return path
 
 
-def paper_record(row: dict[str, Any]) -> dict[str, Any]:
-    """The indexable fields of a paper record (title and abstract, never a TL;DR)."""
-    return {k: row[k] for k in PAPER_FIELDS if row.get(k) not in (None, "", [])}
-
-
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    for line in jsonl_lines(path):
+        yield json.loads(line)
+
+
+def jsonl_lines(path: Path) -> Iterator[str]:
     with Path(path).open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
+        yield from (line for line in f if line.strip())
 
 
 def needle_sources(
     distractors: Path = DISTRACTORS, limit: int | None = None, index_dir: Path | None = None
-) -> tuple[Path, list[Path]]:
-    """The needle index folder and its sources: the bundled papers among the distractors.
+) -> tuple[Path, list[Path], bool]:
+    """The needle index folder, its sources (bundled papers, distractors) and whether to prune.
 
-    The whole distractor list shares ``bench/out/needle-index`` (with ``bench/ml.py``); a
-    slice (``limit``) gets a folder of its own, so a quick run never shrinks the full index.
+    The whole distractor list shares ``bench/out/needle-index`` with ``bench/ml.py`` and is
+    never pruned; a slice (``limit``) gets a folder of its own, so a quick run never shrinks
+    the full index.
     """
-    index_dir = index_dir or BENCH_OUT / ("needle-index" if limit is None else "needle-index-slice")
-    records = (paper_record(r) for r in read_jsonl(distractors))
-    if limit is not None:
-        records = itertools.islice(records, limit)
-    return index_dir, [BUNDLED, write_papers(index_dir / "distractors.jsonl", records)]
+    if limit is None:
+        return index_dir or BENCH_OUT / "needle-index", [BUNDLED, Path(distractors)], False
+    index_dir = index_dir or BENCH_OUT / "needle-index-slice"
+    lines = itertools.islice(jsonl_lines(distractors), limit)
+    return index_dir, [BUNDLED, write_lines(index_dir / "distractors.jsonl", lines)], True
 
 
-def _stamp(sources: list[Path], assistant: Assistant) -> str:
-    digest = hashlib.sha1()
+def _stamp(sources: list[Path], assistant: Assistant, prune: bool) -> str:
+    digest = hashlib.sha1(str(prune).encode())
     for source in sources:
         digest.update(str(Path(source).resolve()).encode())
         digest.update(hashlib.sha1(Path(source).read_bytes()).digest())

@@ -9,6 +9,9 @@ flagged. When nothing retrieved is relevant enough the LLM is not called at all.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -77,16 +80,40 @@ class ScoredHit:
         return 1.0 if self.named else float(self.similarities.max(initial=-1.0))
 
 
+_SENTENCE_CACHE: weakref.WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+_SENTENCE_CACHE_SIZE = 50_000  # ~75 MB of vectors: the abstracts of a few thousand papers
+_SENTENCE_LOCK = threading.Lock()
+
+
+def sentence_vectors(embedder: Embedder, sentences: list[str]) -> np.ndarray:
+    """Vectors of abstract sentences, kept across questions: the same papers come back often."""
+    with _SENTENCE_LOCK:
+        cache = _SENTENCE_CACHE.setdefault(embedder, OrderedDict())
+        missing = list(dict.fromkeys(s for s in sentences if s not in cache))
+    fresh = embedder.embed(missing) if missing else None
+    with _SENTENCE_LOCK:
+        for text, vector in zip(missing, fresh if fresh is not None else [], strict=True):
+            cache[text] = vector
+        rows = []
+        for s in sentences:
+            cache.move_to_end(s)
+            rows.append(cache[s])
+        while len(cache) > _SENTENCE_CACHE_SIZE:
+            cache.popitem(last=False)
+    return np.stack(rows) if rows else np.zeros((0, embedder.dim), dtype=np.float32)
+
+
 def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[ScoredHit]:
-    """Score every abstract sentence of the hits against the question, in one embedding call.
+    """Score every abstract sentence of the hits against the question.
 
     Sentence-level similarity separates relevant from unrelated papers far better than
     whole-chunk similarity: a question usually matches one or two sentences of an abstract.
     """
     per_paper = [tuple(split_sentences(h.paper.abstract) or [h.paper.abstract]) for h in hits]
     flat = [s for sentences in per_paper for s in sentences]
-    vectors = embedder.embed([question, *flat])
-    sims = vectors[1:] @ vectors[0]
+    sims = sentence_vectors(embedder, flat) @ embedder.embed_query(question)
     scored, offset = [], 0
     for hit, sentences in zip(hits, per_paper, strict=True):
         part = sims[offset : offset + len(sentences)]
@@ -244,8 +271,8 @@ def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> 
     if not claims or not sources:
         return text
     candidates = [(s.number, sent) for s in sources for sent in split_sentences(s.paper.abstract)]
-    vectors = embedder.embed(claims + [sent for _, sent in candidates])
-    sims = vectors[: len(claims)] @ vectors[len(claims) :].T
+    abstract_vectors = sentence_vectors(embedder, [sent for _, sent in candidates])
+    sims = embedder.embed(claims) @ abstract_vectors.T
     for claim, row in zip(claims, sims, strict=True):
         best = int(np.argmax(row))
         if row[best] >= SUPPORT_MIN:
@@ -265,8 +292,8 @@ def _best_quote(text: str, number: int, source: Source, embedder: Embedder) -> s
     quoted = [s for s in sentences if s.rstrip(" .") in statements[0]]
     if quoted:
         return quoted[0]  # the statement repeats the abstract's own words
-    vectors = embedder.embed([_MARKER.sub("", statements[0]), *sentences])
-    return sentences[int(np.argmax(vectors[1:] @ vectors[0]))]
+    statement = embedder.embed_query(_MARKER.sub("", statements[0]))
+    return sentences[int(np.argmax(sentence_vectors(embedder, sentences) @ statement))]
 
 
 # -- the extractive backend ------------------------------------------------------------------

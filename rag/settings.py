@@ -55,7 +55,7 @@ class RetrievalSettings(_Section):
     candidates: int = Field(default=50, description="Chunks taken from each side before fusion.")
     rrf_k: int = 60
     min_similarity: float = Field(
-        default=0.42,
+        default=0.37,
         description=(
             "A paper counts as relevant when one of its abstract sentences has this cosine "
             "similarity to the question (or the question names it); with none, refuse."
