@@ -7,8 +7,9 @@ tldr_known_item: an author's TL;DR as the query, its one paper as the answer.
 keyword_topical: "papers on <keyword>" within the query's venue (given as a filter, as a
 user would), every paper of that venue listing the keyword as relevant.
 
-Only title and abstract are indexed, never the TL;DR (it is the query) nor the keywords
-(they define the relevant set). The whole corpus shares bench/out/needle-index with
+Only title and abstract are embedded and searched, never the TL;DR (it is the query; the
+readers do not take it) nor the keywords (they define the relevant set; kept as metadata,
+never used as a filter here). The whole corpus shares bench/out/needle-index with
 ``eval/run.py --needle`` (the 19 bundled ICML 2026 papers are extra distractors); a
 sliced corpus gets bench/out/ml-index-slice.
 """
@@ -16,6 +17,7 @@ sliced corpus gets bench/out/ml-index-slice.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -33,8 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
     query_sets = {name: read_queries(args.data, name)[: args.limit_queries] for name in args.sets}
-    index_dir, sources = corpus_sources(args, query_sets)
-    assistant = indexes.open_index(index_dir, sources)
+    index_dir, sources, prune = corpus_sources(args, query_sets)
+    assistant = indexes.open_index(index_dir, sources, prune=prune)
     payload: dict[str, Any] = {
         "benchmark": "ml",
         **index_info(assistant, index_dir),
@@ -100,18 +102,18 @@ def read_queries(data: Path, name: str) -> list[Query]:
 
 def corpus_sources(
     args: argparse.Namespace, query_sets: dict[str, list[Query]]
-) -> tuple[Path, list[Path]]:
-    """The whole corpus (the needle index), or a slice with every relevant paper in it."""
+) -> tuple[Path, list[Path], bool]:
+    """The whole corpus (the needle index), or a slice holding every relevant paper."""
     if args.corpus_limit is None:
         return indexes.needle_sources(args.papers, None, args.index_dir)
     wanted = {pid for queries in query_sets.values() for q in queries for pid in q.relevant}
-    records = (
-        indexes.paper_record(r)
-        for i, r in enumerate(indexes.read_jsonl(args.papers))
-        if i < args.corpus_limit or r["id"] in wanted
+    lines = (
+        line
+        for i, line in enumerate(indexes.jsonl_lines(args.papers))
+        if i < args.corpus_limit or json.loads(line)["id"] in wanted
     )
     index_dir = args.index_dir or indexes.BENCH_OUT / "ml-index-slice"
-    return index_dir, [indexes.write_papers(index_dir / "papers.jsonl", records)]
+    return index_dir, [indexes.write_lines(index_dir / "papers.jsonl", lines)], True
 
 
 if __name__ == "__main__":

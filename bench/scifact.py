@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "scifact-index" if args.corpus_limit is None else "scifact-index-slice"
     )
     papers = indexes.write_papers(index_dir / "papers.jsonl", docs)
-    assistant = indexes.open_index(index_dir, [papers])
+    assistant = indexes.open_index(index_dir, [papers], prune=True)  # an index of its own
     result = run_queries(assistant, claims, args.retrievers, METRICS, "scifact")
     payload = {
         "benchmark": "scifact",

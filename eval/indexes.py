@@ -41,14 +41,22 @@ def open_index(
 
     ``prune`` removes papers of other sources: for indexes that only benchmarks write.
     """
-    assistant = Assistant.open(index_dir=index_dir, llm=llm)  # type: ignore[arg-type]
+    assistant = Assistant.open(index_dir=index_dir, llm=llm)
     stamp = _stamp(sources, assistant, prune)
-    if assistant.store.exists() and _read_json(index_dir / STAMP).get("stamp") == stamp:
-        return assistant
+    built = _read_json(index_dir / STAMP)
+    # the version changes with any write, so an index another run has changed is checked
+    if assistant.store.exists() and built.get("stamp") == stamp:
+        if built.get("version") == assistant.store.version():
+            return assistant
     with _ingest_bar(f"indexing {index_dir.name}") as progress:
         report = assistant.ingest(sources, prune=prune, skip_invalid=True, progress=progress)
     print(f"{index_dir}: {report.summary()}", file=sys.stderr)
-    record = {"stamp": stamp, "sources": [str(s) for s in sources], "prune": prune}
+    record = {
+        "stamp": stamp,
+        "version": assistant.store.version(),
+        "sources": [str(s) for s in sources],
+        "prune": prune,
+    }
     (index_dir / STAMP).write_text(json.dumps(record, indent=2) + "\n")
     return assistant
 

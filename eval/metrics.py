@@ -35,11 +35,9 @@ def ranking_metrics(
     run = Run({q: _scored(ranked.get(q, ())) for q in queries})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's cast warnings on every call
-        scores = evaluate(qrels, run, list(metrics), return_mean=False)
-    if len(metrics) == 1:
-        scores = {metrics[0]: scores}
-    position = {q: i for i, q in enumerate(qrels.keys())}  # ranx's order (sorted), not ours
-    return {q: {m: float(scores[m][position[q]]) for m in metrics} for q in queries}
+        evaluate(qrels, run, list(metrics), save_results_in_run=True)
+    # per-query scores as ranx keeps them, by query id (not by position)
+    return {q: {m: float(run.scores[m][q]) for m in metrics} for q in queries}
 
 
 def _scored(ranked: Sequence[str]) -> dict[str, float]:

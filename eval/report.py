@@ -80,7 +80,7 @@ def _retrieval_table(retrieval: dict[str, Any]) -> str:
             ]
         )
     queries = next(iter(retrieval.values()), {}).get("queries", 0)
-    title = f"## Retrieval ({queries} answerable questions, first {10} papers)"
+    title = f"## Retrieval ({queries} answerable questions, first 10 papers)"
     return f"{title}\n\n{_table(head, rows)}\n\n![recall@k](recall_at_k.png)"
 
 

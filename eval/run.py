@@ -41,6 +41,9 @@ class RunError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" in argv:  # `rag eval -- --questions ...` forwards the separator
+        argv.remove("--")
     args = build_parser().parse_args(argv)
     try:
         questions = load_questions(args.questions)
@@ -135,10 +138,10 @@ def open_assistant(args: argparse.Namespace) -> Assistant:
     if args.needle:
         if not args.distractors.exists():
             raise RunError(f"{args.distractors}: no such distractor list. Pass --distractors.")
-        index_dir, sources = indexes.needle_sources(
+        index_dir, sources, prune = indexes.needle_sources(
             args.distractors, args.distractors_limit, args.index_dir
         )
-        return indexes.open_index(index_dir, [*sources, *args.ingest], llm=args.llm)
+        return indexes.open_index(index_dir, [*sources, *args.ingest], prune=prune, llm=args.llm)
     assistant = Assistant.open(index_dir=args.index_dir, llm=args.llm)
     if args.ingest:
         print(assistant.ingest(args.ingest).summary(), file=sys.stderr)

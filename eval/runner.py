@@ -92,12 +92,14 @@ def similarities(assistant: Assistant, answer: Answer) -> dict[str, float | None
 
 
 def _sentence_relevance(assistant: Assistant, answer: Answer) -> float | None:
+    # The answering step's own relevance; internal to rag, so its absence is tolerated.
     try:
-        from rag.answer import score_hits  # the answering step's own relevance, where it has one
-    except ImportError:
+        from rag.answer import score_hits
+
+        scored = score_hits(answer.query, list(answer.hits), assistant.embedder)
+        return max((float(s.relevance) for s in scored), default=None)
+    except (ImportError, TypeError, AttributeError):
         return None
-    scored = score_hits(answer.query, list(answer.hits), assistant.embedder)
-    return max((float(s.relevance) for s in scored), default=None)
 
 
 def score(outcomes: list[Outcome], retrievers: Sequence[str]) -> None:

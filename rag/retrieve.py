@@ -14,6 +14,7 @@ import shutil
 import threading
 import uuid
 from dataclasses import astuple, dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -106,27 +107,77 @@ class Corpus:
     def __post_init__(self) -> None:
         self.chunk_index = {cid: i for i, cid in enumerate(self.chunk_ids)}
 
-    @property
+    @cached_property
     def venues(self) -> list[str]:
         return sorted({p.venue for p in self.papers.values() if p.venue})
 
-    @property
+    @cached_property
     def years(self) -> list[int]:
         return sorted({p.year for p in self.papers.values() if p.year is not None})
 
-    def lexical(self, query: str, n: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
-        """Best chunks for a query as (chunk index, BM25 score), best first."""
+    def lexical_scores(self, query: str, mask: np.ndarray | None) -> np.ndarray | None:
+        """BM25 score of every chunk (None when no query word is in the vocabulary)."""
         vocab = self.bm25.vocab_dict
-        tokens = [t for t in tokenize(query) if t in vocab]
-        if not tokens or not self.chunk_ids:
+        ids = [vocab[t] for t in tokenize(query) if t in vocab]
+        if not ids or not self.chunk_ids:
+            return None
+        scores = self._bm25_scores(ids)
+        return scores * mask if mask is not None else scores
+
+    def lexical(
+        self, query: str, n: int, mask: np.ndarray | None, scores: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """Best chunks for a query as (chunk index, BM25 score), best first."""
+        if scores is None:
+            scores = self.lexical_scores(query, mask)
+        if scores is None:
             return []
-        scores = self.bm25.get_scores(tokens)
-        if mask is not None:
-            scores = scores * mask
         n = min(n, len(scores))
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top])]
         return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+
+    def _bm25_scores(self, token_ids: list[int]) -> np.ndarray:
+        """``bm25.get_scores`` without its ``np.add.at``, which took ~20 ms for a long question
+        over 30k chunks. A term's postings name each chunk once, so an indexed ``+=`` adds the
+        same float32 values in the same order: the scores are identical."""
+        if self.bm25.nonoccurrence_array is not None:  # BM25L and BM25+ add a constant
+            return np.asarray(self.bm25.get_scores_from_ids(token_ids))
+        matrix = self.bm25.scores
+        data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
+        scores = np.zeros(matrix["num_docs"], dtype=self.bm25.dtype)
+        for term in token_ids:
+            start, end = indptr[term], indptr[term + 1]
+            scores[indices[start:end]] += data[start:end]
+        return scores
+
+    @cached_property
+    def paper_chunks(self) -> dict[str, list[int]]:
+        chunks: dict[str, list[int]] = {}
+        for i, pid in enumerate(self.chunk_papers):
+            chunks.setdefault(pid, []).append(i)
+        return chunks
+
+    # per-paper columns, for filtering without a Python loop over every paper
+    @cached_property
+    def paper_ids(self) -> list[str]:
+        return list(self.papers)
+
+    @cached_property
+    def paper_venues(self) -> np.ndarray:
+        return np.array([p.venue.lower() for p in self.papers.values()], dtype=str)
+
+    @cached_property
+    def paper_years(self) -> np.ndarray:
+        """Each paper's year, or -1 where it has none."""
+        years = [-1 if p.year is None else p.year for p in self.papers.values()]
+        return np.array(years, dtype=np.int64)
+
+    @cached_property
+    def chunk_paper_rows(self) -> np.ndarray:
+        """For each chunk, its paper's position in ``paper_ids``."""
+        row = {pid: i for i, pid in enumerate(self.paper_ids)}
+        return np.array([row[pid] for pid in self.chunk_papers], dtype=np.int64)
 
 
 def build_corpus(store: PaperStore, version: str) -> Corpus:
@@ -263,10 +314,15 @@ class Retriever:
         n = self.settings.candidates
         lexical: list[tuple[int, float]] = []
         dense: list[tuple[int, float]] = []
+        bm25 = None
         if mode in ("hybrid", "bm25"):
-            lexical = corpus.lexical(query, n, self._mask(corpus, allowed))
-        if mode in ("hybrid", "dense") or mode == "hybrid":
-            dense = self._dense(corpus, query, n, filters, allowed)
+            bm25 = corpus.lexical_scores(query, self._mask(corpus, allowed))
+            lexical = corpus.lexical(query, n, None, bm25)
+        if mode in ("hybrid", "dense"):
+            vector = self.embedder.embed_query(query)
+            dense = self._dense(corpus, query, n, filters, allowed, vector)
+        if mode == "hybrid" and self.settings.fusion == "score":
+            return self._fuse_scores(corpus, lexical, dense, bm25, vector, k)
         return self._fuse(corpus, lexical, dense, k)
 
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
@@ -283,26 +339,119 @@ class Retriever:
 
     # -- the steps -------------------------------------------------------------------------
     @staticmethod
-    def _allowed(corpus: Corpus, filters: Filters) -> set[str] | None:
+    def _allowed(corpus: Corpus, filters: Filters) -> np.ndarray | None:
+        """Which papers (rows of ``corpus.paper_ids``) pass the filters; None: no filters."""
         if not filters:
             return None
-        return {pid for pid, p in corpus.papers.items() if filters.matches(p)}
+        ok = np.ones(len(corpus.paper_ids), dtype=bool)
+        if filters.venue:
+            ok &= corpus.paper_venues == filters.venue.lower()
+        if filters.year_min is not None:
+            ok &= (corpus.paper_years >= filters.year_min) & (corpus.paper_years >= 0)
+        if filters.year_max is not None:
+            ok &= (corpus.paper_years <= filters.year_max) & (corpus.paper_years >= 0)
+        if filters.author or filters.keyword:  # substring matches: paper by paper
+            papers = corpus.papers.values()
+            ok &= np.fromiter((filters.matches(p) for p in papers), dtype=bool, count=len(ok))
+        return ok
 
     @staticmethod
-    def _mask(corpus: Corpus, allowed: set[str] | None) -> np.ndarray | None:
+    def _mask(corpus: Corpus, allowed: np.ndarray | None) -> np.ndarray | None:
         if allowed is None:
             return None
-        return np.fromiter((p in allowed for p in corpus.chunk_papers), dtype=np.float32)
+        return allowed[corpus.chunk_paper_rows].astype(np.float32)
 
     def _dense(
-        self, corpus: Corpus, query: str, n: int, filters: Filters, allowed: set[str] | None
+        self,
+        corpus: Corpus,
+        query: str,
+        n: int,
+        filters: Filters,
+        allowed: np.ndarray | None,
+        vector: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
-        if allowed is not None and not allowed:
+        if allowed is not None and not allowed.any():
             return []
-        where = _chroma_where(filters, allowed)
-        vector = self.embedder.embed_query(query)
+        ids = None
+        if allowed is not None and (filters.author or filters.keyword):
+            ids = {corpus.paper_ids[i] for i in np.flatnonzero(allowed)}
+        where = _chroma_where(filters, ids)
+        if vector is None:
+            vector = self.embedder.embed_query(query)
         found = self.store.query(vector, min(n, len(corpus.chunk_ids)), where)
         return [(corpus.chunk_index[cid], sim) for cid, sim in found if cid in corpus.chunk_index]
+
+    def _fuse_scores(
+        self,
+        corpus: Corpus,
+        lexical: list[tuple[int, float]],
+        dense: list[tuple[int, float]],
+        bm25: np.ndarray | None,
+        vector: np.ndarray,
+        k: int,
+    ) -> list[Hit]:
+        """Both scores for every candidate paper, normalised and mixed.
+
+        Rank fusion scores a paper that only one side found as if the other side ranked it
+        last, so a paper BM25 puts first by a wide margin loses to papers both sides rank
+        fifth. Here each side scores every candidate either side found (the missing cosine
+        similarities come from the stored chunk vectors), so a confident side counts.
+        """
+        candidates = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in [*lexical, *dense]))
+        if not candidates:
+            return []
+        cosine = self._paper_cosines(corpus, candidates, dense, vector)
+        lex = np.array([_best(bm25, corpus.paper_chunks[p]) for p in candidates])
+        den = np.array([cosine[p] for p in candidates])
+        lex_norm = lex / lex.max() if lex.max() > 0 else lex * 0
+        spread = den.max() - den.min()
+        den_norm = (den - den.min()) / spread if spread > 0 else den * 0 + 1
+        w = self.settings.lexical_weight
+        fused = w * lex_norm + (1 - w) * den_norm
+        order = np.argsort(-fused)[:k]
+        lex_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-lex)], 1)}
+        den_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-den)], 1)}
+        return [
+            Hit(
+                paper=corpus.papers[candidates[i]],
+                score=float(fused[i]),
+                evidence=self._evidence(corpus, candidates[i], bm25, lexical, dense),
+                lexical_rank=lex_rank[candidates[i]] if lex[i] > 0 else None,
+                dense_rank=den_rank[candidates[i]],
+                dense_similarity=float(den[i]),
+            )
+            for i in order
+        ]
+
+    def _paper_cosines(
+        self, corpus: Corpus, papers: list[str], dense: list[tuple[int, float]], vector: np.ndarray
+    ) -> dict[str, float]:
+        """Best chunk cosine per paper: from the dense results, else from stored vectors."""
+        best: dict[str, float] = {}
+        for chunk, sim in dense:
+            pid = corpus.chunk_papers[chunk]
+            best[pid] = max(best.get(pid, -1.0), sim)
+        missing = [
+            corpus.chunk_ids[c] for p in papers if p not in best for c in corpus.paper_chunks[p]
+        ]
+        if missing:
+            ids, vectors = self.store.embeddings(missing)
+            for cid, sim in zip(ids, vectors @ vector, strict=True):
+                pid = corpus.chunk_papers[corpus.chunk_index[cid]]
+                best[pid] = max(best.get(pid, -1.0), float(sim))
+        return {p: best.get(p, 0.0) for p in papers}
+
+    @staticmethod
+    def _evidence(
+        corpus: Corpus,
+        pid: str,
+        bm25: np.ndarray | None,
+        lexical: list[tuple[int, float]],
+        dense: list[tuple[int, float]],
+    ) -> tuple[str, ...]:
+        found = [c for c, _ in [*dense, *lexical] if corpus.chunk_papers[c] == pid]
+        chunks = list(dict.fromkeys(found)) or corpus.paper_chunks[pid]
+        return tuple(corpus.chunk_texts[i] for i in chunks[:2])
 
     def _fuse(
         self,
@@ -341,6 +490,10 @@ class Retriever:
             )
             for pid in best
         ]
+
+
+def _best(scores: np.ndarray | None, chunks: list[int]) -> float:
+    return float(scores[chunks].max()) if scores is not None else 0.0
 
 
 def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ processes) behave the same here: their errors become ``NoIndexError`` (no collec
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -77,18 +78,15 @@ def make_client(settings: StoreSettings) -> Any:
 
 
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
-    """What to do about a failed call to a Chroma server."""
-    text = str(exc)
-    if (
-        any(s in text for s in ("401", "403", "Unauthorized", "Forbidden"))
-        or "Auth" in type(exc).__name__
-    ):
+    """What to do about a failed call to a Chroma server, in one line."""
+    text = " ".join(str(exc).split())
+    if "Auth" in type(exc).__name__ or re.search(r"\b(401|403)\b|Unauthorized|Forbidden", text):
         return ConfigError(
-            f"The Chroma server at {settings.chroma_url} refused the request ({text[:200]}). "
-            "Set its token: --chroma-token or RAG_STORE__CHROMA_TOKEN."
+            f"The Chroma server at {settings.chroma_url} refused the request: a missing or "
+            "wrong token. Set it with --chroma-token or RAG_STORE__CHROMA_TOKEN."
         )
     return ConfigError(
-        f"Cannot reach the Chroma server at {settings.chroma_url} ({text[:200]}). "
+        f"Cannot reach the Chroma server at {settings.chroma_url} ({text[:160]}). "
         "Start it (`chroma run --path DIR`) or fix --chroma-url."
     )
 
@@ -249,6 +247,12 @@ class PaperStore:
             if len(page["ids"]) < _PAGE:
                 return
             offset += _PAGE
+
+    def embeddings(self, chunk_ids: list[str]) -> tuple[list[str], np.ndarray]:
+        """Stored vectors of the given chunks (ids in the order Chroma returns them)."""
+        with self._errors():
+            found = self._get().get(ids=chunk_ids, include=["embeddings"])
+        return list(found["ids"]), np.asarray(found["embeddings"], dtype=np.float32)
 
     def query(
         self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None

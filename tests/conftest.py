@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("RAG_CACHE_DIR", str(Path(__file__).parent.parent / ".cache" / "test-rag"))
+
+def _isolate_cache() -> None:
+    """Tests keep their lexical-index snapshots apart, but share the assembled model file."""
+    from rag.models import local_llm_path
+
+    os.environ.setdefault("RAG_LLM__LOCAL__MODEL_PATH", str(local_llm_path()))
+    os.environ["RAG_CACHE_DIR"] = str(Path(__file__).parent.parent / ".cache" / "test-rag")
+
+
+_isolate_cache()
 
 import rag  # noqa: E402,F401  (applies the offline switches before anything else imports)
 from rag.assistant import Assistant  # noqa: E402

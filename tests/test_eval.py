@@ -47,6 +47,13 @@ def test_ranking_keeps_the_given_order_and_ignores_queries_without_relevant_pape
     assert scores["q"]["mrr"] == 0.5 and scores["q"]["recall@1"] == 0.0
 
 
+def test_each_query_gets_its_own_scores_whatever_the_order_of_ids() -> None:
+    relevant = {"q10": ["a"], "q2": ["b"], "q1": ["c"]}
+    ranked = {"q1": ["x", "y", "c"], "q10": ["a"], "q2": ["x", "b"]}
+    scores = ranking_metrics(relevant, ranked, ["mrr"])
+    assert scores == {"q10": {"mrr": 1.0}, "q2": {"mrr": 0.5}, "q1": {"mrr": pytest.approx(1 / 3)}}
+
+
 def test_citation_precision_and_recall() -> None:
     assert citation_precision(["a", "x", "y"], ["a", "b"]) == pytest.approx(1 / 3)
     assert citation_recall(["a", "x", "y"], ["a", "b"]) == 0.5
@@ -213,7 +220,7 @@ def test_a_reference_to_no_indexed_paper_exits_2(
     assert f"{path}:1: no indexed paper contains 'sourdough'" in capsys.readouterr().err
 
 
-def test_needle_mode_indexes_title_and_abstract_of_the_distractors_only(
+def test_needle_mode_never_indexes_a_tldr_and_reuses_its_index(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     distractors = tmp_path / "ml.jsonl"
@@ -231,8 +238,9 @@ def test_needle_mode_indexes_title_and_abstract_of_the_distractors_only(
     assert main(args) == 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["config"]["needle"] and report["config"]["papers"] == 22
-    written = (index_dir / "distractors.jsonl").read_text()
-    assert "SECRET" not in written and "keywords" not in written
+    needle = indexes.open_index(index_dir, [indexes.BUNDLED, distractors])
+    assert not any("SECRET" in p.abstract or "SECRET" in p.title for p in needle.papers())
+    assert needle.search("SECRET TLDR", mode="bm25") == []  # never indexed, so never found
     capsys.readouterr()
     assert main(args) == 0  # the second run reuses the index without reading a record
     assert "indexing" not in capsys.readouterr().err
@@ -241,9 +249,9 @@ def test_needle_mode_indexes_title_and_abstract_of_the_distractors_only(
 def test_an_index_is_reingested_only_when_its_sources_change(tmp_path: Path) -> None:
     papers = tmp_path / "papers.jsonl"
     indexes.write_papers(papers, [{"id": "a", "title": "A", "abstract": "Bandits with regret."}])
-    first = indexes.open_index(tmp_path / "index", [papers])
+    first = indexes.open_index(tmp_path / "index", [papers], prune=True)
     version = first.store.version()
-    assert indexes.open_index(tmp_path / "index", [papers]).store.version() == version
+    assert indexes.open_index(tmp_path / "index", [papers], prune=True).store.version() == version
     indexes.write_papers(papers, [{"id": "b", "title": "B", "abstract": "Kernels for graphs."}])
-    again = indexes.open_index(tmp_path / "index", [papers])
+    again = indexes.open_index(tmp_path / "index", [papers], prune=True)
     assert [p.paper_id for p in again.papers()] == ["b"]

@@ -15,7 +15,7 @@ from rag.errors import ConfigError, EmbedderMismatchError, NoIndexError
 from rag.settings import EmbedderSettings, Settings
 from rag.store import WRITING, PaperStore
 
-from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
+from .chroma_server import ChromaServer, TokenProxy, chroma_server  # noqa: F401 - fixture
 from .conftest import BUNDLED
 from .servers import free_port
 
@@ -216,3 +216,20 @@ def test_a_server_that_stops_is_a_config_error_not_a_crash(
         assert not store.exists()
     with pytest.raises(ConfigError, match="chroma run"):
         store.version()
+
+
+def test_the_token_reaches_a_server_behind_an_auth_proxy(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    with TokenProxy(chroma_server.port, "s3cret") as proxy:
+        where = {"store.chroma_url": proxy.url, "store.collection": f"a-{uuid.uuid4().hex[:8]}"}
+        settings = Settings().with_overrides(**where, **{"store.chroma_token": "s3cret"})
+        a = Assistant(settings, PaperStore(settings.store), embedder)
+        a.ingest([write_jsonl(tmp_path / "p.jsonl", RECORDS[:2])])
+        assert a.search("Thompson sampling regret", 1)[0].paper.paper_id == "colt-thompson"
+        for token in (None, "wrong"):
+            refused = Settings().with_overrides(**where, **{"store.chroma_token": token})
+            with pytest.raises(ConfigError, match="refused.*--chroma-token"):
+                PaperStore(refused.store).version()
