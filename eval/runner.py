@@ -260,7 +260,9 @@ def failure(o: Outcome, min_similarity: float) -> dict[str, Any]:
             if missed:
                 ranks = "; ".join(f"{titles[pid]} ({_rank_text(hybrid, pid)})" for pid in missed)
                 problems.append(f"hybrid top 5 misses {len(missed)}/{len(o.relevant)}: {ranks}")
-        if o.refused:
+        if o.refused and not o.answer.hits:
+            problems.append("refused: no paper retrieved (does a filter read from it exclude all?)")
+        elif o.refused:
             problems.append(f"refused (best similarity: {sim}; threshold {min_similarity})")
         elif o.relevant and not set(o.cited) & set(o.relevant):
             problems.append("cites none of the relevant papers")
@@ -278,4 +280,6 @@ def failure(o: Outcome, min_similarity: float) -> dict[str, Any]:
 
 
 def _rank_text(ranking: list[str], pid: str) -> str:
-    return f"rank {ranking.index(pid) + 1}" if pid in ranking else f"rank >{len(ranking)}"
+    if pid in ranking:
+        return f"rank {ranking.index(pid) + 1}"
+    return f"not in the first {len(ranking)}" if ranking else "nothing retrieved"

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from rag.assistant import Assistant
 from rag.embedder import Embedder
 from rag.retrieve import _cache_path, load_corpus
 from rag.settings import Settings
-from rag.store import WRITING, PaperStore
+from rag.store import WRITING, PaperStore, StoredChunk
 
 from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
 
@@ -137,3 +138,28 @@ def test_a_snapshot_read_during_a_write_is_not_cached_for_other_processes(
     assert not after.startswith(WRITING)
     assert len(load_corpus(store).papers) == 3
     assert (_cache_path(store) / after).is_dir()
+
+
+def test_a_snapshot_whose_index_changed_while_it_was_read_is_not_cached(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    settings = Settings().with_overrides(
+        **{"store.chroma_url": chroma_server.url, "store.collection": f"c-{uuid.uuid4().hex[:8]}"}
+    )
+    Assistant(settings, PaperStore(settings.store), embedder).ingest(
+        [write_jsonl(tmp_path / "a.jsonl", FIRST)]
+    )
+    other_process = PaperStore(settings.store)
+
+    class WrittenMeanwhile(PaperStore):
+        def iter_chunks(self, with_documents: bool = True) -> Iterator[StoredChunk]:
+            yield from super().iter_chunks(with_documents)
+            other_process.bump_version()  # a write elsewhere, while this one read
+
+    store = WrittenMeanwhile(settings.store)
+    read_at = store.version()
+    assert len(load_corpus(store, read_at).papers) == 2
+    assert store.version() != read_at
+    assert not (_cache_path(store) / read_at).exists()
