@@ -39,6 +39,7 @@ _NO_ANSWER = re.compile(
     r"\bcannot (?:be )?answer",
     re.IGNORECASE,
 )
+RELEVANCE_MARGIN = 0.15  # how far below the best paper a paper may be and still be a source
 SUPPORT_MIN = 0.55  # cosine at which an abstract sentence is taken to state an uncited claim
 
 

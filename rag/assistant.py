@@ -208,7 +208,10 @@ class Assistant:
             return []
         scored = answering.score_hits(query, hits, self.embedder)
         threshold = self.settings.retrieval.min_similarity
-        return [s for s in scored if s.relevance >= threshold]
+        best = max((s.relevance for s in scored), default=0.0)
+        # papers far below the best match are retrieved, not relevant: they are not cited
+        floor = max(threshold, best - answering.RELEVANCE_MARGIN)
+        return [s for s in scored if s.relevance >= floor]
 
     def _generate(
         self,

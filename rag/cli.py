@@ -18,6 +18,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import _offline
 
     _offline.apply()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["eval"]:  # eval/run.py parses its own options
+        from eval.run import main as eval_main
+
+        return int(eval_main(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -41,6 +41,11 @@ def _take_venue(question: str, venues: Sequence[str]) -> tuple[str | None, str]:
 
 
 def _take_years(text: str) -> tuple[int | None, int | None, str]:
+    # a year in a citation ("Jung et al. (2025)", "(Smith, 2019)") names a paper, not a filter
+    text_for_years = re.sub(r"\([^()]*\b(19|20)\d\d[a-z]?\)|\bet al\.?,?\s*\(?\d{4}\)?", " ", text)
+    if text_for_years != text:
+        found = _take_years(text_for_years)
+        return found[0], found[1], text if found[:2] == (None, None) else found[2]
     if m := _RANGE.search(text):
         years = sorted(int(y) for y in m.groups() if y)
         return years[0], years[-1], text.replace(m.group(0), " ")

@@ -59,3 +59,11 @@ def test_plain_chat_history_still_gives_the_followup_its_context() -> None:
     ]
     rewritten = rewrite_followup("What are its limitations?", history)
     assert "CSR paper" in rewritten and rewritten.startswith("What are its limitations?")
+
+
+def test_years_in_citations_are_not_filters() -> None:
+    filters, query = parse_filters(
+        "Which paper builds on the framework of Jung et al. (2025)?", VENUES
+    )
+    assert not filters and query.endswith("(2025)?")
+    assert parse_filters("ICML papers (Smith, 2019) style in 2018", VENUES)[0].year_min == 2018
