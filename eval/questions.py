@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -78,7 +79,7 @@ class Question(BaseModel):
         return self._line
 
     @property
-    def filters(self) -> dict[str, object]:
+    def filters(self) -> dict[str, Any]:
         return {k: v for k, v in (("venue", self.venue), ("year", self.year)) if v is not None}
 
 

@@ -79,7 +79,8 @@ def _retrieval_table(retrieval: dict[str, Any]) -> str:
                 _ms(seconds["p95"]),
             ]
         )
-    queries = next(iter(retrieval.values()), {}).get("queries", 0)
+    first: dict[str, Any] = next(iter(retrieval.values()), {})
+    queries = first.get("queries", 0)
     title = f"## Retrieval ({queries} answerable questions, first 10 papers)"
     return f"{title}\n\n{_table(head, rows)}\n\n![recall@k](recall_at_k.png)"
 
