@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import statistics
@@ -13,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ml_abstracts.jsonl"
+TLDRS = ROOT.parent / "shared" / "bench" / "ml" / "tldr_known_item.jsonl"
 BIN = Path(sys.executable).parent
 
 os.environ.setdefault("RAG_CACHE_DIR", str(ROOT / ".cache" / "bench-rag"))
@@ -70,6 +72,13 @@ QUESTIONS = [
     "theoretical analysis of overparameterized neural networks",
     "batch normalization and training stability",
 ]
+
+
+def questions(n: int = 100) -> list[str]:
+    """The hand-written questions (some with venue and year), then authors' TL;DRs."""
+    tldrs = [json.loads(line)["query"] for line in TLDRS.read_text().splitlines()]
+    step = max(1, len(tldrs) // max(1, n - len(QUESTIONS)))
+    return (QUESTIONS + tldrs[::step])[:n]
 
 
 def percentile(values: list[float], q: float) -> float:

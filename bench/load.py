@@ -14,6 +14,7 @@ on the local LLM for ``--llm-seconds``: the requests queue for the one model, no
 from __future__ import annotations
 
 import argparse
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _util import BIN, QUESTIONS, load_average, summary_ms
+from _util import BIN, load_average, questions, summary_ms
 
 
 @dataclass
@@ -39,14 +40,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index-dir", type=Path, required=True)
     parser.add_argument("--store", choices=["embedded", "server"], default="embedded")
-    parser.add_argument("--clients", type=int, nargs="+", default=[4, 8])
+    parser.add_argument("--clients", type=int, nargs="*", default=[4, 8])
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--llm-clients", type=int, default=0)
     parser.add_argument("--llm-seconds", type=float, default=90)
+    parser.add_argument("--questions", type=int, default=100, help="distinct questions asked")
     args = parser.parse_args(argv)
 
     from tests.chroma_server import ChromaServer  # _util put the repository on sys.path
 
+    qs = itertools.cycle(questions(args.questions))  # each run goes on where the last stopped
     with ExitStack() as stack:
         store = ["--index-dir", str(args.index_dir)]
         if args.store == "server":
@@ -60,9 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         first = time.perf_counter() - started
         print(f"rag serve ({args.store} store) at {url}; first answer {first:.1f}s")
         for n in args.clients:
-            _report(f"{n} clients, extractive", _load(url, n, args.seconds, "extractive"))
+            run = _load(url, n, args.seconds, "extractive", qs)
+            _report(f"{n} clients, extractive", run)
         if args.llm_clients:
-            run = _load(url, args.llm_clients, args.llm_seconds, "local")
+            run = _load(url, args.llm_clients, args.llm_seconds, "local", qs)
             _report(f"{args.llm_clients} clients, local LLM", run)
         print(f"server peak memory (VmHWM): {_peak_mb(server.pid):.0f} MiB; {load_average()}")
     return 0
@@ -94,20 +98,19 @@ def _client(url: str):  # type: ignore[no-untyped-def]
     return Client(url, verbose=False)
 
 
-def _load(url: str, clients: int, seconds: float, backend: str) -> Run:
+def _load(url: str, clients: int, seconds: float, backend: str, qs: Iterator[str]) -> Run:
     """``clients`` threads, each with its own client, asking until the time is up."""
     run = Run()
     ready, go = threading.Barrier(clients + 1), threading.Event()
     deadline = 0.0
 
-    def worker(i: int) -> None:
+    def worker() -> None:
         client = _client(url)
         ready.wait()
         go.wait()
-        n = i
         while time.perf_counter() < deadline:
-            question = QUESTIONS[n % len(QUESTIONS)]
-            n += clients
+            with run.lock:
+                question = next(qs)
             started = time.perf_counter()
             try:
                 client.predict(question, 5, None, None, backend, api_name="/ask")
@@ -117,7 +120,7 @@ def _load(url: str, clients: int, seconds: float, backend: str) -> Run:
                 with run.lock:
                     run.errors.append(f"{type(exc).__name__}: {exc}"[:200])
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+    threads = [threading.Thread(target=worker) for _ in range(clients)]
     for t in threads:
         t.start()
     ready.wait()  # every client connected

@@ -14,23 +14,13 @@ token through rag (``rag.llm.local_llm`` + ``stream_chat``) with llama.cpp's own
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from _util import QUESTIONS, ROOT, load_average, percentile, summary_ms
-
-TLDRS = ROOT.parent / "shared" / "bench" / "ml" / "tldr_known_item.jsonl"
-
-
-def questions(n: int) -> list[str]:
-    """The hand-written questions (some with venue and year), then authors' TL;DRs."""
-    tldrs = [json.loads(line)["query"] for line in TLDRS.read_text().splitlines()]
-    step = max(1, len(tldrs) // max(1, n - len(QUESTIONS)))
-    return (QUESTIONS + tldrs[::step])[:n]
+from _util import load_average, percentile, questions, summary_ms
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -128,6 +128,10 @@ class Embedder:
 
     light_max_texts = 64  # larger batches (ingesting) go to torch, which is faster on them
 
+    def warm_up(self) -> None:
+        """Load what embedding a question takes (numpy weights), e.g. while an index loads."""
+        self._light(1)
+
     @cached_property
     def light_encoder(self) -> QueryEncoder | None:
         """The numpy forward pass of this model, or None if it is not a BERT it can run."""

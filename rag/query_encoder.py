@@ -10,13 +10,18 @@ with its large batches, stays on torch.
 from __future__ import annotations
 
 import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from .errors import ConfigError
 
-_BATCH = 16  # texts per forward pass: sorted by length, so little padding is computed
+# Texts per forward pass, sorted by length: small batches pad least and stay in the CPU's
+# caches (4 texts a pass took 0.85 s for 40 abstract sentences, 16 took 1.3 s)
+_BATCH = 4
 
 
 def supports(path: str | Path) -> bool:
@@ -59,6 +64,9 @@ class QueryEncoder:
         self.w = {
             k.removeprefix("bert."): v.astype(np.float32, copy=False) for k, v in weights.items()
         }
+        for name, value in self.w.items():  # the layers' matrices, as (inputs, outputs):
+            if name.startswith("encoder.") and value.ndim == 2:  # ~15% faster products
+                self.w[name] = np.ascontiguousarray(value.T)
         # the file's own settings truncate and pad to 128; sentence-transformers does neither
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.no_padding()
@@ -73,9 +81,15 @@ class QueryEncoder:
             return out
         ids = [e.ids for e in self.tokenizer.encode_batch(texts)]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), _BATCH):
-            rows = order[start : start + _BATCH]
-            out[rows] = self._forward([ids[i] for i in rows])
+        batches = [order[start : start + _BATCH] for start in range(0, len(order), _BATCH)]
+
+        def forward(rows: list[int]) -> np.ndarray:
+            return self._forward([ids[i] for i in rows])
+
+        # numpy lets go of the GIL in its loops: batches run on every core at once
+        vectors = map(forward, batches) if len(batches) == 1 else _pool().map(forward, batches)
+        for rows, batch in zip(batches, vectors, strict=True):
+            out[rows] = batch
         return out
 
     # -- the model -----------------------------------------------------------------------------
@@ -126,14 +140,28 @@ class QueryEncoder:
         return (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
 
     def _dense(self, x: np.ndarray, p: str) -> np.ndarray:
-        out: np.ndarray = x @ self.w[p + "weight"].T
+        weight = self.w[p + "weight"]  # stored transposed: (inputs, outputs)
+        out = x.reshape(-1, x.shape[-1]) @ weight  # one matrix product for the whole batch
         out += self.w[p + "bias"]
-        return out
+        return out.reshape(*x.shape[:-1], weight.shape[1])
 
     def _norm(self, x: np.ndarray, p: str) -> np.ndarray:
         mean = x.mean(axis=-1, keepdims=True)
         var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
         return (x - mean) / np.sqrt(var + self.eps) * self.w[p + "weight"] + self.w[p + "bias"]
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One thread per core, shared by every encoder and request (no oversubscription)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="rag-encoder")
+        return _POOL
 
 
 def _one_blas_thread() -> None:

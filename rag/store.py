@@ -230,6 +230,16 @@ class PaperStore:
             pass
         self._collection = None
 
+    def warm_up(self) -> None:
+        """Load the vector index (a process's first query otherwise waits ~0.5 s for it)."""
+        try:
+            vector = np.zeros(int(self.metadata().get("dim", 0)), dtype=np.float32)
+            if len(vector):
+                vector[0] = 1.0
+                self.query(vector, 1)
+        except Exception:  # only to save time: the query that needs the index will say
+            pass
+
     # -- reading ---------------------------------------------------------------------------
     def count(self) -> int:
         with self._errors():

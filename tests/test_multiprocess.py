@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rag.assistant import Assistant
 from rag.embedder import Embedder
-from rag.retrieve import _cache_path, load_corpus
+from rag.retrieve import _cache_path, _read_cache, build_corpus, load_corpus, tokenize
 from rag.settings import Settings
 from rag.store import WRITING, PaperStore, StoredChunk
 
@@ -163,3 +164,38 @@ def test_a_snapshot_whose_index_changed_while_it_was_read_is_not_cached(
     assert len(load_corpus(store, read_at).papers) == 2
     assert store.version() != read_at
     assert not (_cache_path(store) / read_at).exists()
+
+
+def test_the_disk_cache_gives_back_the_snapshot_it_was_given(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    import bm25s
+
+    settings = Settings().with_overrides(
+        **{"store.chroma_url": chroma_server.url, "store.collection": f"d-{uuid.uuid4().hex[:8]}"}
+    )
+    Assistant(settings, PaperStore(settings.store), embedder).ingest(
+        [write_jsonl(tmp_path / "a.jsonl", [*FIRST, NEW])]
+    )
+    store = PaperStore(settings.store)
+    built = build_corpus(store, store.version())
+    load_corpus(store)  # caches it
+    cached = _read_cache(_cache_path(store) / built.version, built.version)
+    assert cached is not None and cached.papers == built.papers
+    assert (cached.chunk_ids, cached.chunk_texts) == (built.chunk_ids, built.chunk_texts)
+    reference = bm25s.BM25()  # what bm25s itself scores
+    reference.index(
+        [
+            tokenize(f"{cached.papers[p].title}. {t}")
+            for p, t in zip(cached.chunk_papers, cached.chunk_texts, strict=True)
+        ],
+        show_progress=False,
+    )
+    for question in (QUESTION, "graph neural networks for molecules", "bandits"):
+        words = tokenize(question)
+        scores = cached.bm25.scores(words)
+        assert scores is not None and np.array_equal(scores, built.bm25.scores(words))
+        known = [w for w in words if w in reference.vocab_dict]
+        assert np.array_equal(scores, reference.get_scores(known))
