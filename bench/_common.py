@@ -62,6 +62,7 @@ def run_queries(
         ranked: dict[str, list[str]] = {}
         seconds: list[float] = []
         for q in tqdm(queries, desc=f"{label} {mode}", unit=" q", file=sys.stderr, mininterval=2):
+            assistant.embedder.forget_queries()  # each retriever embeds the query itself
             started = time.perf_counter()
             hits = assistant.search(q.text, DEPTH, mode=mode, parse=False, **q.filters)
             seconds.append(time.perf_counter() - started)

@@ -1,6 +1,6 @@
 """Fresh-process start: `rag ask --llm extractive` against a plain script loading the stack.
 
-    .venv/bin/python bench/cli_start.py --index-dir /tmp/rag23k/index --runs 5
+    .venv/bin/python bench/cli_start.py --index-dir bench/out/needle-index --runs 5
 
 Both answer the same question from a new process with a warm disk cache (one untimed run
 first). The plain script imports torch, sentence-transformers, chromadb and bm25s, as a

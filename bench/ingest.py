@@ -1,7 +1,7 @@
 """Ingest speed: a fresh index against a bare sentence-transformers encode, then a re-run.
 
     .venv/bin/python bench/ingest.py --limit 2000          # ~10 min on 2 cores
-    .venv/bin/python bench/ingest.py --index-dir /tmp/rag23k/index   # all 22,981 papers
+    .venv/bin/python bench/ingest.py --index-dir /tmp/ml-index  # all 22,981 (1-2 h); empties it
 
 Prints the ingest's wall time and its ratio to encoding the same chunk texts with
 sentence-transformers alone (same dtype, batch size and max_seq_length; target <= 1.15),

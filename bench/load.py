@@ -1,8 +1,8 @@
 """Concurrent clients against `rag serve` over loopback: throughput, latency, errors.
 
-    .venv/bin/python bench/load.py --index-dir /tmp/rag23k/index
-    .venv/bin/python bench/load.py --index-dir /tmp/rag23k/index --store server
-    .venv/bin/python bench/load.py --index-dir /tmp/rag23k/index --llm-clients 2
+    .venv/bin/python bench/load.py --index-dir bench/out/needle-index
+    .venv/bin/python bench/load.py --index-dir bench/out/needle-index --store server
+    .venv/bin/python bench/load.py --index-dir bench/out/needle-index --llm-clients 2
 
 Starts `rag serve` on a free port (the index as a folder, or, with ``--store server``,
 the same folder served by `chroma run`), then for each client count runs that many

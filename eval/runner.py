@@ -63,6 +63,7 @@ def ask(
     answer = assistant.ask(question.question, history=history, k=k, llm=llm, **question.filters)
     outcome = Outcome(question, relevant, answer)
     for mode in retrievers:
+        assistant.embedder.forget_queries()  # timed as a new question, not a cached one
         started = time.perf_counter()
         hits = assistant.search(answer.query, max(DEPTH, k or 0), mode=mode, **question.filters)
         outcome.search_seconds[mode] = time.perf_counter() - started

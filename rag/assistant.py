@@ -15,7 +15,7 @@ from .errors import InputError
 from .ingest import IngestReport, Progress, ingest
 from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
-from .retrieve import Filters, Retriever
+from .retrieve import Corpus, Filters, Retriever
 from .settings import Settings, get_settings
 from .store import PaperStore, describe
 from .types import Answer, Hit, Paper
@@ -134,17 +134,28 @@ class Assistant:
         """
         if not question.strip():
             raise InputError("the question is empty. Type a question about the papers.")
+        # embedding the question (the slowest step) starts at once, on another core; it is
+        # used unless parsing takes filter words out of the question
+        early = None if mode == "bm25" else self.retriever.embed_later(question)
+        corpus = self.retriever.corpus  # one version check per search
         filters, query = self._filters(
-            question, parse, venue, year, year_min, year_max, author, keyword
+            question, parse, venue, year, year_min, year_max, author, keyword, corpus=corpus
         )
-        return self.retriever.search(query, k, filters, mode=mode)
+        embedding = early if query == question else None
+        return self.retriever.search(query, k, filters, mode, corpus, embedding)
 
     def _filters(
-        self, question: str, parse: bool, venue: str | None, year: int | None, *rest: Any
+        self,
+        question: str,
+        parse: bool,
+        venue: str | None,
+        year: int | None,
+        *rest: Any,
+        corpus: Corpus | None = None,
     ) -> tuple[Filters, str]:
         year_min, year_max, author, keyword = rest
         parsed, query = (
-            parse_filters(question, self.retriever.corpus.venues)
+            parse_filters(question, (corpus or self.retriever.corpus).venues)
             if parse
             else (Filters(), question)
         )

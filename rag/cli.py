@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import time
@@ -38,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        # the process ends here: exempt what it built from the collector's final passes
+        # over the index snapshot (~0.5 s of a one-question run's 3.5 s)
+        gc.freeze()
 
 
 def build_parser() -> argparse.ArgumentParser:

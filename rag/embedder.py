@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections import OrderedDict
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,9 @@ def default_model_path() -> str:
     return embedder_path()
 
 
+_QUERY_CACHE = 1024  # questions whose vectors are kept (1.5 KB each)
+
+
 class Embedder:
     """Embeds chunks and questions into unit vectors; counts tokens as the model does."""
 
@@ -49,6 +53,8 @@ class Embedder:
         if not Path(self.path, "config.json").exists():
             raise ConfigError(f"No embedding model in {self.path}. Run `make setup`.")
         self._lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     @cached_property
     def name(self) -> str:
@@ -123,8 +129,25 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """A question's unit vector; with numpy unless this process has loaded torch."""
-        return self.embed([text])[0]
+        """A question's unit vector (read-only); with numpy unless this process has loaded
+        torch. Recent questions are remembered: answering one embeds it more than once."""
+        with self._queries_lock:
+            vector = self._queries.get(text)
+            if vector is not None:
+                self._queries.move_to_end(text)
+                return vector
+        vector = self.embed([text])[0]
+        vector.flags.writeable = False
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def forget_queries(self) -> None:
+        """Empty the question cache (benchmarks timing the embedding clear it)."""
+        with self._queries_lock:
+            self._queries.clear()
 
     light_max_texts = 64  # larger batches (ingesting) go to torch, which is faster on them
 

@@ -67,6 +67,11 @@ class QueryEncoder:
         for name, value in self.w.items():  # the layers' matrices, as (inputs, outputs):
             if name.startswith("encoder.") and value.ndim == 2:  # ~15% faster products
                 self.w[name] = np.ascontiguousarray(value.T)
+        for layer in range(self.layers):  # query, key and value in one product
+            p = f"encoder.layer.{layer}.attention.self."
+            parts = [p + part for part in ("query.", "key.", "value.")]
+            self.w[p + "qkv.weight"] = np.concatenate([self.w.pop(q + "weight") for q in parts], 1)
+            self.w[p + "qkv.bias"] = np.concatenate([self.w.pop(q + "bias") for q in parts])
         # the file's own settings truncate and pad to 128; sentence-transformers does neither
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.no_padding()
@@ -130,10 +135,8 @@ class QueryEncoder:
         b, n, d = x.shape
         h = self.heads
 
-        def split(name: str) -> np.ndarray:
-            return self._dense(x, p + name + ".").reshape(b, n, h, d // h).transpose(0, 2, 1, 3)
-
-        q, k, v = split("query"), split("key"), split("value")
+        qkv = self._dense(x, p + "qkv.").reshape(b, n, 3, h, d // h).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
         scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // h, dtype=np.float32) + bias
         scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
         scores /= scores.sum(axis=-1, keepdims=True)

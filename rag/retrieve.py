@@ -13,6 +13,7 @@ import re
 import shutil
 import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import astuple, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
@@ -141,8 +142,8 @@ class LexicalIndex:
 
     @classmethod
     def load(cls, folder: Path, vocab: dict[str, int], num_chunks: int) -> LexicalIndex:
-        arrays = {
-            n: np.load(folder / f"bm25_{n}.npy", mmap_mode="r")
+        arrays = {  # plain arrays over the mapped files: np.memmap slices cost more
+            n: np.asarray(np.load(folder / f"bm25_{n}.npy", mmap_mode="r"))
             for n in ("data", "indices", "indptr")
         }
         return cls(vocab, num_chunks=num_chunks, **arrays)
@@ -150,7 +151,8 @@ class LexicalIndex:
 
 @dataclass
 class Corpus:
-    """A snapshot of the index in memory: its papers, its chunks and their BM25 index."""
+    """A snapshot of the index in memory: its papers, its chunks, their stored vectors and
+    their BM25 index."""
 
     version: str
     papers: dict[str, Paper]
@@ -158,6 +160,7 @@ class Corpus:
     chunk_papers: list[str]
     chunk_texts: list[str]
     bm25: LexicalIndex = field(repr=False)
+    vectors: np.ndarray = field(repr=False)  # one unit row per chunk, as Chroma stores them
     chunk_index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -219,7 +222,7 @@ class Corpus:
 
 
 def build_corpus(store: PaperStore, version: str) -> Corpus:
-    chunks = sorted(store.iter_chunks(), key=lambda c: c.chunk_id)
+    chunks = sorted(store.iter_chunks(with_vectors=True), key=lambda c: c.chunk_id)
     if not chunks:
         raise NoIndexError(
             f"The index in {describe(store.settings)} holds no papers. Run `rag ingest PATH`."
@@ -237,6 +240,7 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         chunk_papers=[c.meta["paper_id"] for c in chunks],
         chunk_texts=[c.text for c in chunks],
         bm25=LexicalIndex.build([tokenize(t) for t in texts]),
+        vectors=np.stack([c.vector for c in chunks if c.vector is not None]),
     )
 
 
@@ -265,18 +269,19 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
     return corpus
 
 
-_CACHE_FORMAT = (3, tuple(f.name for f in fields(Paper)))
+_CACHE_FORMAT = (4, tuple(f.name for f in fields(Paper)))
 
 
 def _read_cache(path: Path, version: str) -> Corpus | None:
-    """A cached snapshot: papers and chunks pickled as plain tuples, the BM25 matrix as numpy
-    arrays, memory-mapped (a fresh process loads 23k papers in ~0.4 s)."""
+    """A cached snapshot: papers and chunks pickled as plain tuples, the BM25 matrix and the
+    chunk vectors as numpy arrays, memory-mapped (a fresh process loads 23k papers in ~0.4 s)."""
     try:
         with (path / "corpus.pkl").open("rb") as f:
             data = pickle.load(f)
         if data["format"] != _CACHE_FORMAT or data["version"] != version:
             return None
         bm25 = LexicalIndex.load(path, data["vocab"], len(data["chunk_ids"]))
+        vectors = np.asarray(np.load(path / "vectors.npy", mmap_mode="r"))
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
     papers = [Paper(*row) for row in data["papers"]]
@@ -287,6 +292,7 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         chunk_papers=data["chunk_papers"],
         chunk_texts=data["chunk_texts"],
         bm25=bm25,
+        vectors=vectors,
     )
 
 
@@ -296,6 +302,7 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
     try:
         tmp.mkdir(parents=True)
         corpus.bm25.save(tmp)
+        np.save(tmp / "vectors.npy", np.asarray(corpus.vectors, dtype=np.float32))
         data = {
             "format": _CACHE_FORMAT,
             "version": corpus.version,
@@ -324,6 +331,32 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
                 old.unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """The papers either side found, with their best chunk's BM25 score and cosine."""
+
+    paper_ids: list[str]
+    lexical: np.ndarray
+    dense: np.ndarray
+
+
+def fuse_scores(lexical: np.ndarray, dense: np.ndarray, lexical_weight: float) -> np.ndarray:
+    """Score fusion: BM25 over its best candidate, cosine min-max over the candidates, mixed.
+
+    Measured against other normalisations (both sides min-max, z-scores, a theoretical
+    minimum for the cosine) and a per-question weight on four query sets; none beat this on
+    all of them (``bench/fusion.py`` sweeps the weight).
+    """
+    lex = lexical / lexical.max() if lexical.max() > 0 else lexical * 0
+    spread = dense.max() - dense.min()
+    den = (dense - dense.min()) / spread if spread > 0 else dense * 0 + 1
+    fused: np.ndarray = lexical_weight * lex + (1 - lexical_weight) * den
+    return fused
+
+
+_QUERY_POOL = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
+
+
 class Retriever:
     """Hybrid search over one index; reloads its snapshot when the index changes."""
 
@@ -347,38 +380,68 @@ class Retriever:
             return self._corpus
 
     def search(
-        self, query: str, k: int | None = None, filters: Filters | None = None, mode: str = "hybrid"
+        self,
+        query: str,
+        k: int | None = None,
+        filters: Filters | None = None,
+        mode: str = "hybrid",
+        corpus: Corpus | None = None,
+        embedding: Future[np.ndarray] | None = None,
     ) -> list[Hit]:
-        """One hit per paper, best first. ``mode`` is "hybrid", "bm25" or "dense"."""
-        corpus = self.corpus
+        """One hit per paper, best first. ``mode`` is "hybrid", "bm25" or "dense";
+        ``corpus``: the snapshot to search, if the caller has just checked it is current;
+        ``embedding``: the query's vector from ``embed_later``."""
         k = k or self.settings.k
-        filters = filters or Filters()
-        allowed = self._allowed(corpus, filters)
-        n = self.settings.candidates
-        lexical: list[tuple[int, float]] = []
-        dense: list[tuple[int, float]] = []
-        bm25 = None
-        if mode in ("hybrid", "bm25"):
-            bm25 = corpus.lexical_scores(query, self._mask(corpus, allowed))
-            lexical = corpus.lexical(query, n, None, bm25)
-        if mode in ("hybrid", "dense"):
-            vector = self.embedder.embed_query(query)
-            dense = self._dense(corpus, query, n, filters, allowed, vector)
+        corpus, lexical, dense, bm25, vector = self._first_stage(
+            query, filters, mode, corpus, embedding
+        )
         if mode == "hybrid" and self.settings.fusion == "score":
             return self._fuse_scores(corpus, lexical, dense, bm25, vector, k)
         return self._fuse(corpus, lexical, dense, k)
+
+    def candidates(self, query: str, filters: Filters | None = None) -> Candidates:
+        """What score fusion mixes: every candidate paper with its best chunk's BM25 score
+        and cosine similarity (for measuring fusion settings; see bench/fusion.py)."""
+        corpus, lexical, dense, bm25, vector = self._first_stage(query, filters, "hybrid", None)
+        return self._candidates(corpus, lexical, dense, bm25, vector)
 
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
         """Best chunk cosine similarity of the query to each given paper."""
         corpus = self.corpus
         vector = self.embedder.embed_query(query)
-        where = {"paper_id": {"$in": paper_ids}}
-        found = self.store.query(vector, min(len(corpus.chunk_ids), 10 * len(paper_ids)), where)
-        best: dict[str, float] = {}
-        for cid, sim in found:
-            pid = corpus.chunk_papers[corpus.chunk_index[cid]] if cid in corpus.chunk_index else ""
-            best[pid] = max(best.get(pid, -1.0), sim)
-        return best
+        chunks = {p: corpus.paper_chunks.get(p, []) for p in paper_ids}
+        return {p: float(np.max(corpus.vectors[c] @ vector)) for p, c in chunks.items() if c}
+
+    def embed_later(self, query: str) -> Future[np.ndarray]:
+        """The query's vector, computed on another core meanwhile."""
+        return _QUERY_POOL.submit(self.embedder.embed_query, query)
+
+    def _first_stage(
+        self,
+        query: str,
+        filters: Filters | None,
+        mode: str,
+        corpus: Corpus | None,
+        embedding: Future[np.ndarray] | None = None,
+    ) -> tuple[Corpus, list[tuple[int, float]], list[tuple[int, float]], Any, Any]:
+        """Each side's best chunks (``n`` = settings.candidates), as (chunk row, score)."""
+        if embedding is None and mode != "bm25":  # embedded while the lexical side runs
+            embedding = self.embed_later(query)
+        corpus = corpus or self.corpus
+        filters = filters or Filters()
+        allowed = self._allowed(corpus, filters)
+        n = self.settings.candidates
+        lexical: list[tuple[int, float]] = []
+        dense: list[tuple[int, float]] = []
+        bm25 = vector = None
+        if mode in ("hybrid", "bm25"):
+            bm25 = corpus.lexical_scores(query, self._mask(corpus, allowed))
+            lexical = corpus.lexical(query, n, None, bm25)
+        if mode in ("hybrid", "dense"):
+            assert embedding is not None
+            vector = embedding.result()
+            dense = self._dense(corpus, query, n, filters, allowed, vector)
+        return corpus, lexical, dense, bm25, vector
 
     # -- the steps -------------------------------------------------------------------------
     @staticmethod
@@ -440,17 +503,11 @@ class Retriever:
         fifth. Here each side scores every candidate either side found (the missing cosine
         similarities come from the stored chunk vectors), so a confident side counts.
         """
-        candidates = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in [*lexical, *dense]))
-        if not candidates:
+        found = self._candidates(corpus, lexical, dense, bm25, vector)
+        if not found.paper_ids:
             return []
-        cosine = self._paper_cosines(corpus, candidates, dense, vector)
-        lex = np.array([_best(bm25, corpus.paper_chunks[p]) for p in candidates])
-        den = np.array([cosine[p] for p in candidates])
-        lex_norm = lex / lex.max() if lex.max() > 0 else lex * 0
-        spread = den.max() - den.min()
-        den_norm = (den - den.min()) / spread if spread > 0 else den * 0 + 1
-        w = self.settings.lexical_weight
-        fused = w * lex_norm + (1 - w) * den_norm
+        candidates, lex, den = found.paper_ids, found.lexical, found.dense
+        fused = fuse_scores(lex, den, self.settings.lexical_weight)
         order = np.argsort(-fused)[:k]
         lex_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-lex)], 1)}
         den_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-den)], 1)}
@@ -466,21 +523,35 @@ class Retriever:
             for i in order
         ]
 
+    def _candidates(
+        self,
+        corpus: Corpus,
+        lexical: list[tuple[int, float]],
+        dense: list[tuple[int, float]],
+        bm25: np.ndarray | None,
+        vector: np.ndarray,
+    ) -> Candidates:
+        papers = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in [*lexical, *dense]))
+        cosine = self._paper_cosines(corpus, papers, dense, vector) if papers else {}
+        return Candidates(
+            papers,
+            np.array([_best(bm25, corpus.paper_chunks[p]) for p in papers], dtype=np.float64),
+            np.array([cosine[p] for p in papers], dtype=np.float64),
+        )
+
     def _paper_cosines(
         self, corpus: Corpus, papers: list[str], dense: list[tuple[int, float]], vector: np.ndarray
     ) -> dict[str, float]:
-        """Best chunk cosine per paper: from the dense results, else from stored vectors."""
+        """Best chunk cosine per paper: from the dense results, else from the snapshot's
+        vectors of the paper's chunks."""
         best: dict[str, float] = {}
         for chunk, sim in dense:
             pid = corpus.chunk_papers[chunk]
             best[pid] = max(best.get(pid, -1.0), sim)
-        missing = [
-            corpus.chunk_ids[c] for p in papers if p not in best for c in corpus.paper_chunks[p]
-        ]
+        missing = [c for p in papers if p not in best for c in corpus.paper_chunks[p]]
         if missing:
-            ids, vectors = self.store.embeddings(missing)
-            for cid, sim in zip(ids, vectors @ vector, strict=True):
-                pid = corpus.chunk_papers[corpus.chunk_index[cid]]
+            for chunk, sim in zip(missing, corpus.vectors[missing] @ vector, strict=True):
+                pid = corpus.chunk_papers[chunk]
                 best[pid] = max(best.get(pid, -1.0), float(sim))
         return {p: best.get(p, 0.0) for p in papers}
 

@@ -40,6 +40,9 @@ class StoreSettings(_Section):
     )
     chroma_token: SecretStr | None = None
     chroma_headers: dict[str, str] = Field(default_factory=dict)
+    chroma_timeout: float = Field(
+        default=60.0, gt=0, description="Seconds a request to the Chroma server may take."
+    )
     collection: str = "papers"
 
 

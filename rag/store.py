@@ -48,6 +48,7 @@ class StoredChunk:
     chunk_id: str
     text: str
     meta: dict[str, Any]
+    vector: np.ndarray | None = None  # only when asked for
 
 
 def make_client(settings: StoreSettings) -> Any:
@@ -65,8 +66,16 @@ def make_client(settings: StoreSettings) -> Any:
     headers = dict(settings.chroma_headers)
     if settings.chroma_token:
         headers.setdefault("Authorization", f"Bearer {settings.chroma_token.get_secret_value()}")
+    import httpx
+
+    timeout = httpx.Timeout(settings.chroma_timeout, connect=min(settings.chroma_timeout, 10.0))
     try:
-        return chromadb.HttpClient(
+        # Chroma's client waits forever on a server that accepts and never answers: ask for
+        # its heartbeat with a deadline first, then give the client's own session one
+        httpx.get(
+            f"{settings.chroma_url.rstrip('/')}/api/v2/heartbeat", headers=headers, timeout=timeout
+        ).raise_for_status()
+        client = chromadb.HttpClient(
             host=url.hostname,
             port=url.port or (443 if url.scheme == "https" else 8000),
             ssl=url.scheme == "https",
@@ -75,6 +84,10 @@ def make_client(settings: StoreSettings) -> Any:
         )
     except Exception as exc:  # chromadb raises plain exceptions for connection problems
         raise _server_error(settings, exc) from exc
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = timeout
+    return client
 
 
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
@@ -245,24 +258,26 @@ class PaperStore:
         with self._errors():
             return int(self._get().count())
 
-    def iter_chunks(self, with_documents: bool = True) -> Iterator[StoredChunk]:
+    def iter_chunks(
+        self, with_documents: bool = True, with_vectors: bool = False
+    ) -> Iterator[StoredChunk]:
         include = ["metadatas", "documents"] if with_documents else ["metadatas"]
+        if with_vectors:
+            include.append("embeddings")
         collection, offset = self._get(), 0
         while True:
             with self._errors():
                 page = collection.get(include=include, limit=_PAGE, offset=offset)
-            docs = page.get("documents") or [""] * len(page["ids"])
-            for cid, text, meta in zip(page["ids"], docs, page["metadatas"], strict=True):
-                yield StoredChunk(cid, text or "", dict(meta or {}))
+            n = len(page["ids"])
+            docs = page.get("documents") or [""] * n
+            vectors = page.get("embeddings") if with_vectors else None
+            rows = zip(page["ids"], docs, page["metadatas"], strict=True)
+            for i, (cid, text, meta) in enumerate(rows):
+                vector = None if vectors is None else np.asarray(vectors[i], dtype=np.float32)
+                yield StoredChunk(cid, text or "", dict(meta or {}), vector)
             if len(page["ids"]) < _PAGE:
                 return
             offset += _PAGE
-
-    def embeddings(self, chunk_ids: list[str]) -> tuple[list[str], np.ndarray]:
-        """Stored vectors of the given chunks (ids in the order Chroma returns them)."""
-        with self._errors():
-            found = self._get().get(ids=chunk_ids, include=["embeddings"])
-        return list(found["ids"]), np.asarray(found["embeddings"], dtype=np.float32)
 
     def query(
         self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None

@@ -155,8 +155,10 @@ def test_a_snapshot_whose_index_changed_while_it_was_read_is_not_cached(
     other_process = PaperStore(settings.store)
 
     class WrittenMeanwhile(PaperStore):
-        def iter_chunks(self, with_documents: bool = True) -> Iterator[StoredChunk]:
-            yield from super().iter_chunks(with_documents)
+        def iter_chunks(
+            self, with_documents: bool = True, with_vectors: bool = False
+        ) -> Iterator[StoredChunk]:
+            yield from super().iter_chunks(with_documents, with_vectors)
             other_process.bump_version()  # a write elsewhere, while this one read
 
     store = WrittenMeanwhile(settings.store)
@@ -185,6 +187,8 @@ def test_the_disk_cache_gives_back_the_snapshot_it_was_given(
     cached = _read_cache(_cache_path(store) / built.version, built.version)
     assert cached is not None and cached.papers == built.papers
     assert (cached.chunk_ids, cached.chunk_texts) == (built.chunk_ids, built.chunk_texts)
+    stored = {c.chunk_id: c.vector for c in store.iter_chunks(False, with_vectors=True)}
+    assert np.array_equal(cached.vectors, np.stack([stored[c] for c in cached.chunk_ids]))
     reference = bm25s.BM25()  # what bm25s itself scores
     reference.index(
         [

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import socket
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -216,6 +219,33 @@ def test_a_server_that_stops_is_a_config_error_not_a_crash(
         assert not store.exists()
     with pytest.raises(ConfigError, match="chroma run"):
         store.version()
+
+
+def test_a_server_that_hangs_is_a_config_error_after_the_timeout(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        settings = Settings().with_overrides(**{"store.chroma_url": url, "store.chroma_timeout": 1})
+        started = time.monotonic()
+        with pytest.raises(ConfigError, match="Cannot reach the Chroma server"):
+            PaperStore(settings.store)
+        assert time.monotonic() - started < 10
+    with ChromaServer(tmp_path / "chroma") as server:  # and one that stops answering later
+        settings = Settings().with_overrides(
+            **{"store.chroma_url": server.url, "store.chroma_timeout": 1}
+        )
+        store = PaperStore(settings.store)
+        assert not store.exists()
+        assert server.process is not None
+        server.process.send_signal(signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(ConfigError, match="Cannot reach the Chroma server"):
+                store.version()
+            assert time.monotonic() - started < 10
+        finally:
+            server.process.send_signal(signal.SIGCONT)
 
 
 def test_the_token_reaches_a_server_behind_an_auth_proxy(
