@@ -354,6 +354,29 @@ def fuse_scores(lexical: np.ndarray, dense: np.ndarray, lexical_weight: float) -
     return fused
 
 
+@dataclass(frozen=True)
+class FirstStage:
+    """Each side's best chunks (``settings.candidates`` of them) as (chunk row, score), with
+    every chunk's BM25 score and the query's vector where that side ran."""
+
+    corpus: Corpus
+    lexical: list[tuple[int, float]]
+    dense: list[tuple[int, float]]
+    bm25: np.ndarray | None
+    vector: np.ndarray | None
+
+    @property
+    def chunks(self) -> list[tuple[int, float]]:
+        return [*self.dense, *self.lexical]
+
+    def evidence(self, pid: str) -> tuple[str, ...]:
+        """The paper's best two chunks: those the sides found, else its first ones."""
+        corpus = self.corpus
+        found = [c for c, _ in self.chunks if corpus.chunk_papers[c] == pid]
+        chunks = list(dict.fromkeys(found)) or corpus.paper_chunks[pid]
+        return tuple(corpus.chunk_texts[i] for i in chunks[:2])
+
+
 _QUERY_POOL = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
 
 
@@ -392,18 +415,15 @@ class Retriever:
         ``corpus``: the snapshot to search, if the caller has just checked it is current;
         ``embedding``: the query's vector from ``embed_later``."""
         k = k or self.settings.k
-        corpus, lexical, dense, bm25, vector = self._first_stage(
-            query, filters, mode, corpus, embedding
-        )
+        stage = self._first_stage(query, filters, mode, corpus, embedding)
         if mode == "hybrid" and self.settings.fusion == "score":
-            return self._fuse_scores(corpus, lexical, dense, bm25, vector, k)
-        return self._fuse(corpus, lexical, dense, k)
+            return self._fuse_scores(stage, k)
+        return self._fuse(stage, k)
 
     def candidates(self, query: str, filters: Filters | None = None) -> Candidates:
         """What score fusion mixes: every candidate paper with its best chunk's BM25 score
         and cosine similarity (for measuring fusion settings; see bench/fusion.py)."""
-        corpus, lexical, dense, bm25, vector = self._first_stage(query, filters, "hybrid", None)
-        return self._candidates(corpus, lexical, dense, bm25, vector)
+        return self._candidates(self._first_stage(query, filters, "hybrid", None))
 
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
         """Best chunk cosine similarity of the query to each given paper."""
@@ -423,8 +443,7 @@ class Retriever:
         mode: str,
         corpus: Corpus | None,
         embedding: Future[np.ndarray] | None = None,
-    ) -> tuple[Corpus, list[tuple[int, float]], list[tuple[int, float]], Any, Any]:
-        """Each side's best chunks (``n`` = settings.candidates), as (chunk row, score)."""
+    ) -> FirstStage:
         if embedding is None and mode != "bm25":  # embedded while the lexical side runs
             embedding = self.embed_later(query)
         corpus = corpus or self.corpus
@@ -441,7 +460,7 @@ class Retriever:
             assert embedding is not None
             vector = embedding.result()
             dense = self._dense(corpus, query, n, filters, allowed, vector)
-        return corpus, lexical, dense, bm25, vector
+        return FirstStage(corpus, lexical, dense, bm25, vector)
 
     # -- the steps -------------------------------------------------------------------------
     @staticmethod
@@ -487,15 +506,7 @@ class Retriever:
         found = self.store.query(vector, min(n, len(corpus.chunk_ids)), where)
         return [(corpus.chunk_index[cid], sim) for cid, sim in found if cid in corpus.chunk_index]
 
-    def _fuse_scores(
-        self,
-        corpus: Corpus,
-        lexical: list[tuple[int, float]],
-        dense: list[tuple[int, float]],
-        bm25: np.ndarray | None,
-        vector: np.ndarray,
-        k: int,
-    ) -> list[Hit]:
+    def _fuse_scores(self, stage: FirstStage, k: int) -> list[Hit]:
         """Both scores for every candidate paper, normalised and mixed.
 
         Rank fusion scores a paper that only one side found as if the other side ranked it
@@ -503,7 +514,7 @@ class Retriever:
         fifth. Here each side scores every candidate either side found (the missing cosine
         similarities come from the stored chunk vectors), so a confident side counts.
         """
-        found = self._candidates(corpus, lexical, dense, bm25, vector)
+        found = self._candidates(stage)
         if not found.paper_ids:
             return []
         candidates, lex, den = found.paper_ids, found.lexical, found.dense
@@ -513,9 +524,9 @@ class Retriever:
         den_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-den)], 1)}
         return [
             Hit(
-                paper=corpus.papers[candidates[i]],
+                paper=stage.corpus.papers[candidates[i]],
                 score=float(fused[i]),
-                evidence=self._evidence(corpus, candidates[i], bm25, lexical, dense),
+                evidence=stage.evidence(candidates[i]),
                 lexical_rank=lex_rank[candidates[i]] if lex[i] > 0 else None,
                 dense_rank=den_rank[candidates[i]],
                 dense_similarity=float(den[i]),
@@ -523,62 +534,26 @@ class Retriever:
             for i in order
         ]
 
-    def _candidates(
-        self,
-        corpus: Corpus,
-        lexical: list[tuple[int, float]],
-        dense: list[tuple[int, float]],
-        bm25: np.ndarray | None,
-        vector: np.ndarray,
-    ) -> Candidates:
-        papers = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in [*lexical, *dense]))
-        cosine = self._paper_cosines(corpus, papers, dense, vector) if papers else {}
+    @staticmethod
+    def _candidates(stage: FirstStage) -> Candidates:
+        corpus = stage.corpus
+        found = [*stage.lexical, *stage.dense]
+        papers = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in found))
+        cosine = _paper_cosines(stage, papers) if papers else {}
         return Candidates(
             papers,
-            np.array([_best(bm25, corpus.paper_chunks[p]) for p in papers], dtype=np.float64),
-            np.array([cosine[p] for p in papers], dtype=np.float64),
+            np.array([_best(stage.bm25, corpus.paper_chunks[p]) for p in papers]),
+            np.array([cosine[p] for p in papers]),
         )
 
-    def _paper_cosines(
-        self, corpus: Corpus, papers: list[str], dense: list[tuple[int, float]], vector: np.ndarray
-    ) -> dict[str, float]:
-        """Best chunk cosine per paper: from the dense results, else from the snapshot's
-        vectors of the paper's chunks."""
-        best: dict[str, float] = {}
-        for chunk, sim in dense:
-            pid = corpus.chunk_papers[chunk]
-            best[pid] = max(best.get(pid, -1.0), sim)
-        missing = [c for p in papers if p not in best for c in corpus.paper_chunks[p]]
-        if missing:
-            for chunk, sim in zip(missing, corpus.vectors[missing] @ vector, strict=True):
-                pid = corpus.chunk_papers[chunk]
-                best[pid] = max(best.get(pid, -1.0), float(sim))
-        return {p: best.get(p, 0.0) for p in papers}
-
-    @staticmethod
-    def _evidence(
-        corpus: Corpus,
-        pid: str,
-        bm25: np.ndarray | None,
-        lexical: list[tuple[int, float]],
-        dense: list[tuple[int, float]],
-    ) -> tuple[str, ...]:
-        found = [c for c, _ in [*dense, *lexical] if corpus.chunk_papers[c] == pid]
-        chunks = list(dict.fromkeys(found)) or corpus.paper_chunks[pid]
-        return tuple(corpus.chunk_texts[i] for i in chunks[:2])
-
-    def _fuse(
-        self,
-        corpus: Corpus,
-        lexical: list[tuple[int, float]],
-        dense: list[tuple[int, float]],
-        k: int,
-    ) -> list[Hit]:
+    def _fuse(self, stage: FirstStage, k: int) -> list[Hit]:
+        """Reciprocal-rank fusion (``retrieval.fusion = "rrf"``), and a single side's order."""
         scores: dict[str, float] = {}
         evidence: dict[str, list[int]] = {}
         ranks: dict[str, dict[str, int]] = {}
         best_sim: dict[str, float] = {}
-        for side, ranked in (("lexical", lexical), ("dense", dense)):
+        corpus = stage.corpus
+        for side, ranked in (("lexical", stage.lexical), ("dense", stage.dense)):
             rank = 0
             for chunk, score in ranked:
                 pid = corpus.chunk_papers[chunk]
@@ -604,6 +579,22 @@ class Retriever:
             )
             for pid in best
         ]
+
+
+def _paper_cosines(stage: FirstStage, papers: list[str]) -> dict[str, float]:
+    """Best chunk cosine per paper: from the dense results, else from the snapshot's vectors
+    of the paper's chunks."""
+    corpus = stage.corpus
+    best: dict[str, float] = {}
+    for chunk, sim in stage.dense:
+        pid = corpus.chunk_papers[chunk]
+        best[pid] = max(best.get(pid, -1.0), sim)
+    missing = [c for p in papers if p not in best for c in corpus.paper_chunks[p]]
+    if missing and stage.vector is not None:
+        for chunk, sim in zip(missing, corpus.vectors[missing] @ stage.vector, strict=True):
+            pid = corpus.chunk_papers[chunk]
+            best[pid] = max(best.get(pid, -1.0), float(sim))
+    return {p: best.get(p, 0.0) for p in papers}
 
 
 def _best(scores: np.ndarray | None, chunks: list[int]) -> float:

@@ -91,6 +91,16 @@ def write_jsonl(path: Path, records: list[dict]) -> str:
     return str(path)
 
 
+def ingested(server: ChromaServer, embedder: Embedder, papers: str) -> Assistant:
+    """An assistant over a new collection of the server, holding the papers."""
+    settings = Settings().with_overrides(
+        **{"store.chroma_url": server.url, "store.collection": f"c-{uuid.uuid4().hex[:8]}"}
+    )
+    assistant = Assistant(settings, PaperStore(settings.store), embedder)
+    assistant.ingest([papers])
+    return assistant
+
+
 @pytest.mark.slow
 def test_a_paper_ingested_by_one_process_is_found_by_another(
     chroma_server: ChromaServer,  # noqa: F811
@@ -123,11 +133,8 @@ def test_a_snapshot_read_during_a_write_is_not_cached_for_other_processes(
     tmp_path: Path,
     embedder: Embedder,
 ) -> None:
-    settings = Settings().with_overrides(
-        **{"store.chroma_url": chroma_server.url, "store.collection": f"w-{uuid.uuid4().hex[:8]}"}
-    )
-    assistant = Assistant(settings, PaperStore(settings.store), embedder)
-    assistant.ingest([write_jsonl(tmp_path / "a.jsonl", FIRST)])
+    assistant = ingested(chroma_server, embedder, write_jsonl(tmp_path / "a.jsonl", FIRST))
+    settings = assistant.settings
     store = PaperStore(settings.store)  # a writer that starts but has not finished
     store.bump_version()
     during = store.version()
@@ -146,12 +153,7 @@ def test_a_snapshot_whose_index_changed_while_it_was_read_is_not_cached(
     tmp_path: Path,
     embedder: Embedder,
 ) -> None:
-    settings = Settings().with_overrides(
-        **{"store.chroma_url": chroma_server.url, "store.collection": f"c-{uuid.uuid4().hex[:8]}"}
-    )
-    Assistant(settings, PaperStore(settings.store), embedder).ingest(
-        [write_jsonl(tmp_path / "a.jsonl", FIRST)]
-    )
+    settings = ingested(chroma_server, embedder, write_jsonl(tmp_path / "a.jsonl", FIRST)).settings
     other_process = PaperStore(settings.store)
 
     class WrittenMeanwhile(PaperStore):
@@ -175,12 +177,8 @@ def test_the_disk_cache_gives_back_the_snapshot_it_was_given(
 ) -> None:
     import bm25s
 
-    settings = Settings().with_overrides(
-        **{"store.chroma_url": chroma_server.url, "store.collection": f"d-{uuid.uuid4().hex[:8]}"}
-    )
-    Assistant(settings, PaperStore(settings.store), embedder).ingest(
-        [write_jsonl(tmp_path / "a.jsonl", [*FIRST, NEW])]
-    )
+    papers = write_jsonl(tmp_path / "a.jsonl", [*FIRST, NEW])
+    settings = ingested(chroma_server, embedder, papers).settings
     store = PaperStore(settings.store)
     built = build_corpus(store, store.version())
     load_corpus(store)  # caches it
