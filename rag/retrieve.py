@@ -12,6 +12,7 @@ import pickle
 import re
 import shutil
 import threading
+import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import astuple, dataclass, field, fields
@@ -296,6 +297,9 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
     )
 
 
+_ABANDONED_AFTER = 3600.0  # seconds: no process takes this long to write a snapshot
+
+
 def _write_cache(folder: Path, corpus: Corpus) -> None:
     """Write into a private folder, then rename it into place: readers see all or nothing."""
     tmp = folder / f".tmp-{uuid.uuid4().hex}"
@@ -324,7 +328,10 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for old in folder.iterdir() if folder.is_dir() else ():
-        if old.name != corpus.version and not old.name.startswith(".tmp-"):
+        if old.name.startswith(".tmp-"):  # being written by another process, unless stale
+            if time.time() - old.stat().st_mtime > _ABANDONED_AFTER:  # left by a killed one
+                shutil.rmtree(old, ignore_errors=True)
+        elif old.name != corpus.version:
             if old.is_dir():  # older versions, and what other versions of the code wrote
                 shutil.rmtree(old, ignore_errors=True)
             else:

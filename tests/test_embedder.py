@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rag.embedder import Embedder
 from rag.settings import EmbedderSettings
@@ -32,3 +33,17 @@ def test_auto_dtype_uses_bfloat16_only_with_native_support(monkeypatch) -> None:
     assert Embedder().dtype_name == "float32"
     monkeypatch.setattr(module, "cpu_has_bf16", lambda: True)
     assert Embedder().dtype_name == "bfloat16"
+
+
+def test_a_repeated_question_reuses_its_vector_which_no_caller_can_change(
+    embedder: Embedder,
+) -> None:
+    question = "Which paper defends CLIP against adversarial examples at test time?"
+    embedder.forget_queries()
+    first = embedder.embed_query(question)
+    assert embedder.embed_query(question) is first  # asked again: not embedded again
+    assert np.allclose(first, embedder.embed([question])[0], atol=1e-5)
+    with pytest.raises(ValueError, match="read-only"):
+        first[0] = 0.0  # callers share it
+    embedder.forget_queries()
+    assert embedder.embed_query(question) is not first

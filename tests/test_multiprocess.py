@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -201,3 +202,23 @@ def test_the_disk_cache_gives_back_the_snapshot_it_was_given(
         assert scores is not None and np.array_equal(scores, built.bm25.scores(words))
         known = [w for w in words if w in reference.vocab_dict]
         assert np.array_equal(scores, reference.get_scores(known))
+
+
+def test_a_snapshot_left_half_written_by_a_killed_process_is_swept(
+    chroma_server: ChromaServer,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    assistant = ingested(chroma_server, embedder, write_jsonl(tmp_path / "a.jsonl", FIRST))
+    store = PaperStore(assistant.settings.store)
+    folder = _cache_path(store)
+    abandoned, writing = folder / ".tmp-killed", folder / ".tmp-writing"
+    for partial in (abandoned, writing):
+        partial.mkdir(parents=True)
+        (partial / "bm25_data.npy").write_bytes(b"partial")
+    two_hours_ago = time.time() - 7200
+    os.utime(abandoned, (two_hours_ago, two_hours_ago))
+    assistant.ingest([write_jsonl(tmp_path / "b.jsonl", [*FIRST, NEW])])  # a new version
+    assert len(load_corpus(store).papers) == 3  # ...cached by this reader
+    assert not abandoned.exists()
+    assert writing.exists()  # another process may still be writing it
