@@ -180,18 +180,9 @@ class Corpus:
         scores = self.bm25.scores(tokenize(query))
         return scores * mask if scores is not None and mask is not None else scores
 
-    def lexical(
-        self, query: str, n: int, mask: np.ndarray | None, scores: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
+    def lexical(self, query: str, n: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
         """Best chunks for a query as (chunk index, BM25 score), best first."""
-        if scores is None:
-            scores = self.lexical_scores(query, mask)
-        if scores is None:
-            return []
-        n = min(n, len(scores))
-        top = np.argpartition(-scores, n - 1)[:n]
-        top = top[np.argsort(-scores[top])]
-        return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+        return top_chunks(self.lexical_scores(query, mask), n)
 
     @cached_property
     def paper_chunks(self) -> dict[str, list[int]]:
@@ -220,6 +211,16 @@ class Corpus:
         """For each chunk, its paper's position in ``paper_ids``."""
         row = {pid: i for i, pid in enumerate(self.paper_ids)}
         return np.array([row[pid] for pid in self.chunk_papers], dtype=np.int64)
+
+
+def top_chunks(scores: np.ndarray | None, n: int) -> list[tuple[int, float]]:
+    """The n best-scoring chunks as (chunk index, score), best first; none scoring 0."""
+    if scores is None:
+        return []
+    n = min(n, len(scores))
+    top = np.argpartition(-scores, n - 1)[:n]
+    top = top[np.argsort(-scores[top])]
+    return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
 
 
 def build_corpus(store: PaperStore, version: str) -> Corpus:
@@ -462,11 +463,11 @@ class Retriever:
         bm25 = vector = None
         if mode in ("hybrid", "bm25"):
             bm25 = corpus.lexical_scores(query, self._mask(corpus, allowed))
-            lexical = corpus.lexical(query, n, None, bm25)
+            lexical = top_chunks(bm25, n)
         if mode in ("hybrid", "dense"):
             assert embedding is not None
             vector = embedding.result()
-            dense = self._dense(corpus, query, n, filters, allowed, vector)
+            dense = self._dense(corpus, vector, n, filters, allowed)
         return FirstStage(corpus, lexical, dense, bm25, vector)
 
     # -- the steps -------------------------------------------------------------------------
@@ -496,11 +497,10 @@ class Retriever:
     def _dense(
         self,
         corpus: Corpus,
-        query: str,
+        vector: np.ndarray,
         n: int,
         filters: Filters,
         allowed: np.ndarray | None,
-        vector: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
         if allowed is not None and not allowed.any():
             return []
@@ -508,8 +508,6 @@ class Retriever:
         if allowed is not None and (filters.author or filters.keyword):
             ids = {corpus.paper_ids[i] for i in np.flatnonzero(allowed)}
         where = _chroma_where(filters, ids)
-        if vector is None:
-            vector = self.embedder.embed_query(query)
         found = self.store.query(vector, min(n, len(corpus.chunk_ids)), where)
         return [(corpus.chunk_index[cid], sim) for cid, sim in found if cid in corpus.chunk_index]
 

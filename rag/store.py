@@ -275,7 +275,7 @@ class PaperStore:
             for i, (cid, text, meta) in enumerate(rows):
                 vector = None if vectors is None else np.asarray(vectors[i], dtype=np.float32)
                 yield StoredChunk(cid, text or "", dict(meta or {}), vector)
-            if len(page["ids"]) < _PAGE:
+            if n < _PAGE:
                 return
             offset += _PAGE
 
