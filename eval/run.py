@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eval/run.py", description=__doc__.split("\n")[0])
     p.add_argument("--questions", type=Path, required=True, help="question file (JSONL)")
     p.add_argument("--index-dir", type=Path, help="index folder (default: the settings')")
+    p.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000")
+    p.add_argument("--chroma-token", help="auth token for the Chroma server")
     p.add_argument(
         "--ingest",
         type=Path,
@@ -136,13 +138,20 @@ def default_out(args: argparse.Namespace) -> Path:
 def open_assistant(args: argparse.Namespace) -> Assistant:
     """The index to ask: the cached needle index, or --index-dir after any --ingest."""
     if args.needle:
+        if args.chroma_url:
+            raise RunError("--needle keeps its own index folder; leave out --chroma-url.")
         if not args.distractors.exists():
             raise RunError(f"{args.distractors}: no such distractor list. Pass --distractors.")
         index_dir, sources, prune = indexes.needle_sources(
             args.distractors, args.distractors_limit, args.index_dir
         )
         return indexes.open_index(index_dir, [*sources, *args.ingest], prune=prune, llm=args.llm)
-    assistant = Assistant.open(index_dir=args.index_dir, llm=args.llm)
+    assistant = Assistant.open(
+        index_dir=args.index_dir,
+        chroma_url=args.chroma_url,
+        llm=args.llm,
+        **{"store.chroma_token": args.chroma_token},
+    )
     if args.ingest:
         print(assistant.ingest(args.ingest).summary(), file=sys.stderr)
     return assistant

@@ -255,3 +255,25 @@ def test_an_index_is_reingested_only_when_its_sources_change(tmp_path: Path) -> 
     indexes.write_papers(papers, [{"id": "b", "title": "B", "abstract": "Kernels for graphs."}])
     again = indexes.open_index(tmp_path / "index", [papers], prune=True)
     assert [p.paper_id for p in again.papers()] == ["b"]
+
+
+def test_the_runner_asks_an_index_on_a_chroma_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .chroma_server import ChromaServer
+    from .conftest import BUNDLED
+
+    out = tmp_path / "out"
+    with ChromaServer(tmp_path / "chroma") as server:
+        code = main(
+            ["--questions", str(_write(tmp_path, SMALL[0])), "--chroma-url", server.url,
+             "--ingest", str(BUNDLED), "--retrievers", "bm25,hybrid", "--out", str(out)]
+        )  # fmt: skip
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["config"]["index"] == server.url
+    assert report["questions"][0]["first_relevant_rank"] == {"bm25": 1, "hybrid": 1}
+    code = main(["--questions", str(_write(tmp_path, SMALL[0])), "--needle",
+                 "--chroma-url", "http://127.0.0.1:9"])  # fmt: skip
+    assert code == 2
+    assert "--needle keeps its own index folder" in capsys.readouterr().err
