@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -41,6 +41,14 @@ class Contains(BaseModel):
     contains: str = Field(min_length=3)
 
 
+Kind = Literal[
+    "", "specific", "numeric", "unstated", "false_premise", "comparison", "multi", "followup"
+]
+"""What a question tests: ``unstated`` asks a fact the relevant paper's abstract does not
+state (the answer must say so); ``false_premise`` presumes a paper no indexed paper is
+(the answer must say none does); ``numeric`` asks a number its ``facts`` hold."""
+
+
 class Question(BaseModel):
     """One row of a question file."""
 
@@ -55,6 +63,7 @@ class Question(BaseModel):
     venue: str | None = None
     year: int | None = None
     needle: bool = True
+    kind: Kind = ""
     note: str = ""
     _line: int = PrivateAttr(default=0)
 
@@ -71,6 +80,10 @@ class Question(BaseModel):
             raise ValueError("an answerable question needs at least one relevant paper")
         if not self.answerable and (self.relevant or self.facts):
             raise ValueError("an unanswerable question has no relevant papers and no facts")
+        if self.kind == "false_premise" and self.answerable:
+            raise ValueError("a false-premise question is not answerable")
+        if self.kind == "unstated" and self.facts:
+            raise ValueError("an unstated-fact question has no facts to state")
         return self
 
     @property

@@ -24,7 +24,7 @@ from .errors import (  # noqa: E402
 from .ingest import IngestReport  # noqa: E402
 from .retrieve import Filters  # noqa: E402
 from .settings import Settings, get_settings  # noqa: E402
-from .types import Answer, Citation, Hit, Paper  # noqa: E402
+from .types import Answer, Citation, Hit, Paper, Removed, Step  # noqa: E402
 
 __all__ = [
     "Answer",
@@ -43,6 +43,8 @@ __all__ = [
     "NoIndexError",
     "Paper",
     "RagError",
+    "Removed",
     "Settings",
+    "Step",
     "get_settings",
 ]

@@ -18,7 +18,7 @@ from .question import parse_filters, rewrite_followup
 from .retrieve import Corpus, Filters, Retriever
 from .settings import Settings, get_settings
 from .store import PaperStore, describe
-from .types import Answer, Hit, Paper
+from .types import Answer, Hit, Paper, Step
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,8 @@ class Assistant:
         k: int | None = None,
         llm: str | None = None,
         **filters: Any,
-    ) -> Iterator[str | Answer]:
-        """Text pieces as they are generated, then the checked final ``Answer``.
+    ) -> Iterator[str | Step | Answer]:
+        """``Step``s and text pieces as the answer is made, then the checked final ``Answer``.
 
         ``history`` holds earlier ``Answer``s (or (question, Answer) pairs); a follow-up
         is rewritten into a standalone question, exposed as ``Answer.query``.
@@ -195,16 +195,19 @@ class Assistant:
         backend = llm or self.settings.llm.backend
         timings: dict[str, float] = {}
         started = time.perf_counter()
+        yield Step("searching")
         query = rewrite_followup(question, history)
         hits = self.search(query, k, **filters)
         relevant = self._relevant(query, hits)
         timings["retrieve"] = time.perf_counter() - started
+        yield Step("reading", tuple(s.hit for s in relevant), query)
         if not relevant:
             refused = answering.refusal(query, hits, backend, timings)
             yield refused.text
             yield refused
             return
         sources = answering.build_sources(relevant, self.embedder)
+        yield Step("writing", tuple(s.hit for s in relevant), query)
         started = time.perf_counter()
         text = ""
         for piece in self._generate(backend, query, relevant, sources):

@@ -234,12 +234,14 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 # -- output --------------------------------------------------------------------------------
 def _print_streamed(events: Any) -> Any:
-    from .types import Answer
+    from .types import Answer, Step
 
     final, streamed = None, ""
     for event in events:
         if isinstance(event, Answer):
             final = event
+        elif isinstance(event, Step):
+            continue
         else:
             streamed += event
             print(event, end="", flush=True)

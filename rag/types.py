@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,15 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Removed:
+    """A statement the check took out of an answer, and why (e.g. "the number 8 is in no
+    cited abstract")."""
+
+    statement: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Answer:
     """An answer: text with checked ``[n]`` markers, its citations and how it was made."""
 
@@ -61,6 +71,7 @@ class Answer:
     hits: tuple[Hit, ...] = ()
     removed_citations: int = 0
     unsupported_sentences: tuple[str, ...] = ()
+    removed: tuple[Removed, ...] = ()
     backend: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -77,3 +88,19 @@ class Answer:
                 parts.append(p.url)
             lines.append(". ".join(parts))
         return "\n".join(lines)
+
+
+Stage = Literal["searching", "reading", "writing"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What an answer is doing now, streamed between its pieces of text.
+
+    ``searching`` comes first; ``reading`` once retrieval is done, with the papers the answer
+    will be written from (show them at once); ``writing`` while the model writes.
+    """
+
+    stage: Stage
+    hits: tuple[Hit, ...] = ()
+    query: str = ""

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from rag import Answer, Assistant, ConfigError, IndexStats, RagError
+from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Step
 from rag.cli import answer_json
 
 from . import render
@@ -131,6 +131,8 @@ class Handlers:
             for event in self.events(question, history, backend, **options):
                 if isinstance(event, Answer):
                     turns[-1] = Turn(question, answer=event)
+                    continue
+                if isinstance(event, Step):
                     continue
                 draft += event
                 turns[-1] = Turn(question, draft=draft)
