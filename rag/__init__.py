@@ -20,6 +20,7 @@ from .errors import (  # noqa: E402
     LLMUnavailableError,
     NoIndexError,
     RagError,
+    StoreError,
 )
 from .ingest import IngestReport  # noqa: E402
 from .retrieve import Filters  # noqa: E402
@@ -46,5 +47,6 @@ __all__ = [
     "Removed",
     "Settings",
     "Step",
+    "StoreError",
     "get_settings",
 ]

@@ -8,7 +8,8 @@ Only the CLI and the web UI translate them (exit code and one line, or ``gr.Erro
     ├── InputError           a source file or record that cannot be ingested
     ├── IndexError_          no index, an empty one, or one built with another embedder
     │   ├── NoIndexError
-    │   └── EmbedderMismatchError
+    │   ├── EmbedderMismatchError
+    │   └── StoreError       Chroma could not read or write it (a full disk, a damaged file)
     └── LLMError             the language model could not answer
         ├── LLMUnavailableError   endpoint unreachable or model file missing
         └── LLMAuthError          endpoint refused the credentials
@@ -46,6 +47,10 @@ class NoIndexError(IndexError_):
 
 class EmbedderMismatchError(IndexError_):
     """The index was built with another embedder or chunking."""
+
+
+class StoreError(IndexError_):
+    """Chroma could not read or write the index (a full disk, a damaged file)."""
 
 
 class LLMError(RagError):

@@ -13,20 +13,25 @@ processes) behave the same here: their errors become ``NoIndexError`` (no collec
 from __future__ import annotations
 
 import re
+import shutil
+import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import ConfigError, EmbedderMismatchError, NoIndexError
+from .errors import ConfigError, EmbedderMismatchError, NoIndexError, StoreError
 from .settings import StoreSettings
 from .types import Paper
 
 SCHEMA = 1
+T = TypeVar("T")
 WRITING = "writing-"  # prefix of a version stamp set before a write that has not finished
 _PAGE = 5000
 
@@ -59,7 +64,7 @@ def make_client(settings: StoreSettings) -> Any:
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(settings.index_dir), settings=chroma_settings)
+        return _embedded_client(str(settings.index_dir), chroma_settings)
     url = urlparse(settings.chroma_url)
     if url.scheme not in ("http", "https") or not url.hostname:
         raise ConfigError(f"Bad Chroma URL {settings.chroma_url!r}; use http://host:port.")
@@ -90,6 +95,23 @@ def make_client(settings: StoreSettings) -> Any:
     return client
 
 
+def _embedded_client(path: str, chroma_settings: Any) -> Any:
+    """A client over the folder that reads it afresh.
+
+    Chroma keeps one system per folder in a process, and that system's vector index never
+    sees what other processes write to the folder: its queries then miss their chunks or fail
+    with "Error finding id". Taking the folder's system out of Chroma's share makes this client
+    load it again; clients made before keep theirs until nothing uses it.
+    """
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient as Shared
+
+    with Shared._refcount_lock:
+        Shared._identifier_to_system.pop(path, None)
+        Shared._identifier_to_refcount.pop(path, None)
+    return chromadb.PersistentClient(path=path, settings=chroma_settings)
+
+
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
     """What to do about a failed call to a Chroma server, in one line."""
     text = " ".join(str(exc).split())
@@ -102,6 +124,34 @@ def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
         f"Cannot reach the Chroma server at {settings.chroma_url} ({text[:160]}). "
         "Start it (`chroma run --path DIR`) or fix --chroma-url."
     )
+
+
+_FULL = re.compile(r"disk is full|no space left|quota exceeded|\(code: 13\)", re.IGNORECASE)
+_LOW_SPACE = 64 * 2**20  # bytes: less than this free, a failed write is put down to the disk
+
+
+def _store_error(settings: StoreSettings, exc: Exception) -> StoreError:
+    """What to do about a failed read or write, in one line: a full disk, or Chroma's reason."""
+    text = " ".join(str(exc).split())[:200]
+    where = describe(settings)
+    free = None if settings.chroma_url else _free_bytes(settings.index_dir)
+    if _FULL.search(text) or (free is not None and free < _LOW_SPACE):
+        space = f" ({free / 2**20:.1f} MiB free)" if free is not None else ""
+        return StoreError(
+            f"The disk that holds the index in {where} is full{space}. Free some space, then "
+            "run the same command again: it completes what was cut short."
+        )
+    return StoreError(
+        f"Chroma failed on the index in {where} ({type(exc).__name__}: {text}). Run the "
+        "command again; if it fails the same way, rebuild: `rag ingest --rebuild PATH`."
+    )
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
 
 
 def describe(settings: StoreSettings) -> str:
@@ -148,9 +198,21 @@ class PaperStore:
 
     def __init__(self, settings: StoreSettings, client: Any | None = None) -> None:
         self.settings = settings
-        self.client = client if client is not None else make_client(settings)
+        # a folder's client is made when first needed: reading a folder that holds no index
+        # must not create one; a server's is made now, so a wrong URL is found at once
+        self._client = client
+        if client is None and settings.chroma_url:
+            self._client = make_client(settings)
         self._collection: Any | None = None
         self._written = False  # since the last version stamp
+        self._seen = ""  # the version stamp this client last read or wrote
+        self._reopening = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = make_client(self.settings)
+        return self._client
 
     # -- opening ---------------------------------------------------------------------------
     @contextmanager
@@ -168,6 +230,8 @@ class PaperStore:
                 ) from exc
             if self.settings.chroma_url and _is_transport_error(exc):
                 raise _server_error(self.settings, exc) from exc
+            if type(exc).__module__.startswith("chromadb") or isinstance(exc, OSError):
+                raise _store_error(self.settings, exc) from exc
             raise
 
     def exists(self) -> bool:
@@ -183,9 +247,18 @@ class PaperStore:
     def _fresh(self) -> Any:
         """The collection as stored now; its handle is kept, since another process may have
         dropped and re-created it (``--rebuild``) under a new id."""
+        if self._client is None and not self._folder_has_index():
+            raise NoIndexError(
+                f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
+            )
         with self._errors():
             self._collection = self.client.get_collection(self.settings.collection)
         return self._collection
+
+    def _folder_has_index(self) -> bool:
+        return (
+            bool(self.settings.chroma_url) or (self.settings.index_dir / "chroma.sqlite3").is_file()
+        )
 
     def open_for_write(self, provenance: Provenance) -> None:
         """Create the collection if needed, or check it was built with the same embedder."""
@@ -214,7 +287,18 @@ class PaperStore:
 
     def metadata(self) -> dict[str, Any]:
         """The collection's metadata as stored now (another process may have changed it)."""
-        return dict(self._fresh().metadata or {})
+        meta = dict(self._fresh().metadata or {})
+        self._follow(str(meta.get("version", "")))
+        return meta
+
+    def _follow(self, version: str) -> None:
+        """Read the folder afresh when another client has written to it since this one last
+        looked (see ``_embedded_client``); a Chroma server needs nothing."""
+        with self._reopening:
+            if self._seen and version != self._seen and not self.settings.chroma_url:
+                self._client = make_client(self.settings)
+                self._collection = None
+            self._seen = version
 
     def version(self) -> str:
         """Changes with every write; read afresh on each call (one request to a server)."""
@@ -234,6 +318,7 @@ class PaperStore:
         with self._errors():
             self._get().modify(metadata=meta)
         self._written = False
+        self._seen = stamp
 
     def drop(self) -> None:
         try:
@@ -254,9 +339,26 @@ class PaperStore:
             pass
 
     # -- reading ---------------------------------------------------------------------------
-    def count(self) -> int:
+    def _read(self, call: Callable[[Any], T]) -> T:
+        """``call(collection)``; on a folder, once more through a new client if it fails.
+
+        Another process may be writing to the folder: its version stamp changes when it
+        starts and when it ends, and this client's vector index misses what it writes
+        meanwhile (``_embedded_client``).
+        """
+        try:
+            with self._errors():
+                return call(self._get())
+        except StoreError:
+            if self.settings.chroma_url:
+                raise
+        with self._reopening:
+            self._client, self._collection = make_client(self.settings), None
         with self._errors():
-            return int(self._get().count())
+            return call(self._get())
+
+    def count(self) -> int:
+        return int(self._read(lambda collection: collection.count()))
 
     def iter_chunks(
         self, with_documents: bool = True, with_vectors: bool = False
@@ -264,10 +366,9 @@ class PaperStore:
         include = ["metadatas", "documents"] if with_documents else ["metadatas"]
         if with_vectors:
             include.append("embeddings")
-        collection, offset = self._get(), 0
+        offset = 0
         while True:
-            with self._errors():
-                page = collection.get(include=include, limit=_PAGE, offset=offset)
+            page = self._read(partial(_page, include=include, offset=offset))
             n = len(page["ids"])
             docs = page.get("documents") or [""] * n
             vectors = page.get("embeddings") if with_vectors else None
@@ -283,13 +384,14 @@ class PaperStore:
         self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """Nearest chunks as (chunk id, cosine similarity), best first."""
-        with self._errors():
-            result = self._get().query(
+        result = self._read(
+            lambda collection: collection.query(
                 query_embeddings=[vector.tolist()],
                 n_results=n,
                 where=where or None,
                 include=["distances"],
             )
+        )
         return [
             (cid, 1.0 - float(d))
             for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)
@@ -321,6 +423,10 @@ class PaperStore:
             with self._errors():
                 collection.delete(ids=list(chunk_ids[start : start + _PAGE]))
             self._written = True
+
+
+def _page(collection: Any, include: list[str], offset: int) -> Any:
+    return collection.get(include=include, limit=_PAGE, offset=offset)
 
 
 def _is_transport_error(exc: Exception) -> bool:
