@@ -119,3 +119,29 @@ def percentiles(values: Iterable[float | None]) -> dict[str, float | None]:
         return {"p50": None, "p95": None, "n": 0}
     p50, p95 = np.percentile(present, [50, 95])
     return {"p50": float(p50), "p95": float(p95), "n": len(present)}
+
+
+# -- faithfulness ------------------------------------------------------------------------------
+_SAYS_UNSTATED = re.compile(r"\bdoes not (?:say|state|mention|report)\b|\bnot stated\b", re.I)
+_WORD = re.compile(r"[\w'²³-]+")
+
+
+def says_unstated(text: str) -> bool:
+    """The answer says the abstract does not state what was asked."""
+    return bool(_SAYS_UNSTATED.search(text))
+
+
+def numbers_not_in(text: str, sources: Iterable[str]) -> list[str]:
+    """Numbers the text states that none of the source texts holds."""
+    from rag.support import numbers_in, plain
+
+    held = {n for s in sources for n in numbers_in(plain(s))}
+    return [n for n in dict.fromkeys(numbers_in(plain(text))) if n not in held]
+
+
+def leaked_runs(text: str, prompt: str, run: int = 5) -> list[str]:
+    """Runs of ``run`` words of the prompt's own instructions that the text repeats."""
+    words = [w.lower() for w in _WORD.findall(prompt)]
+    said = " " + " ".join(w.lower() for w in _WORD.findall(text)) + " "
+    runs = {" ".join(words[i : i + run]) for i in range(len(words) - run + 1)}
+    return sorted(r for r in runs if f" {r} " in said)

@@ -94,6 +94,21 @@ def _answers_table(report: dict[str, Any]) -> str:
         ["refusal accuracy (unanswerable questions refused)", _num(a["refusal_accuracy"])],
         ["false refusals (answerable questions refused)", _num(a["false_refusal_rate"])],
         ["fact recall (facts the answer states)", _num(a["fact_recall"])],
+        [
+            "statements kept / removed by the check",
+            f"{a['statements_kept']} / {a['statements_removed']}",
+        ],
+        [
+            "false premises confirmed",
+            f"{a['false_premises_confirmed']} of {a['false_premises']}",
+        ],
+        [
+            "unstated facts answered as if stated",
+            f"{a['unstated_answered_as_stated']} of {a['unstated']}",
+        ],
+        ["asked facts stated", _num(a["asked_facts_stated"])],
+        ["numbers in no cited abstract", str(a["invented_numbers"])],
+        ["answers repeating the prompt (5-word runs)", str(a["prompt_leaks"])],
     ]
     title = f"## Answers ({c['retriever']}, `{c['llm']}`)"
     return f"{title}\n\n{_table(['metric', 'value'], rows)}"

@@ -40,7 +40,16 @@ class Outcome:
 
     @property
     def refused(self) -> bool:
-        return not self.answer.grounded
+        """Not answered from the papers: nothing relevant, or no paper does what it asks."""
+        return self.answer.coverage in ("not_covered", "no_paper")
+
+    @property
+    def statements_body(self) -> str:
+        """The answer's statements, without the lead that says what is not stated."""
+        text = self.answer.text
+        if self.answer.coverage in ("unstated", "no_paper"):
+            text = text.split("\n", 1)[1] if "\n" in text else ""
+        return text
 
     @property
     def cited(self) -> list[str]:
@@ -166,7 +175,49 @@ def answer_summary(outcomes: list[Outcome]) -> dict[str, Any]:
             metrics.fact_recall(o.question.facts, o.answer.text) for o in outcomes
         ),
         "answered": len(answered),
+        **faithfulness_summary(outcomes),
     }
+
+
+def faithfulness_summary(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Does every answer say only what its cited abstracts say?"""
+    from rag.answer import ANSWER_RULES, SYSTEM_PROMPT
+
+    def kind(name: str) -> list[Outcome]:
+        return [o for o in outcomes if o.question.kind == name]
+
+    return {
+        "statements_kept": sum(len(_statements(o)) for o in outcomes),
+        "statements_removed": sum(len(o.answer.removed) for o in outcomes),
+        "false_premises": len(kind("false_premise")),
+        "false_premises_confirmed": sum(not o.refused for o in kind("false_premise")),
+        "unstated": len(kind("unstated")),
+        "unstated_answered_as_stated": sum(
+            not o.refused and not metrics.says_unstated(o.answer.text) for o in kind("unstated")
+        ),
+        "asked_facts_stated": metrics.mean(
+            metrics.fact_recall(o.question.facts, o.answer.text)
+            for o in outcomes
+            if o.question.facts
+        ),
+        "invented_numbers": sum(len(invented_numbers(o)) for o in outcomes),
+        "prompt_leaks": sum(
+            bool(metrics.leaked_runs(o.answer.text, f"{SYSTEM_PROMPT} {ANSWER_RULES}"))
+            for o in outcomes
+        ),
+    }
+
+
+def _statements(o: Outcome) -> list[Any]:
+    from rag.support import split_statements
+
+    return [s for s in split_statements(o.statements_body) if s.cites]
+
+
+def invented_numbers(o: Outcome) -> list[str]:
+    """Numbers the answer states that no abstract it cites holds (the question's own count)."""
+    cited = [f"{c.paper.title}. {c.paper.abstract}" for c in o.answer.citations]
+    return metrics.numbers_not_in(o.statements_body, [*cited, o.question.question])
 
 
 def _share(outcomes: list[Outcome], test: Any) -> float | None:
@@ -239,6 +290,10 @@ def question_row(o: Outcome) -> dict[str, Any]:
         "removed_citations": o.answer.removed_citations,
         "facts": {f: metrics.states(o.answer.text, f) for f in q.facts},
         "fact_recall": metrics.fact_recall(q.facts, o.answer.text),
+        "kind": q.kind,
+        "coverage": o.answer.coverage,
+        "removed": [{"statement": r.statement, "reason": r.reason} for r in o.answer.removed],
+        "invented_numbers": invented_numbers(o),
         "timings": o.answer.timings,
         "search_seconds": o.search_seconds,
         "answer": o.answer.text,
@@ -277,6 +332,12 @@ def failure(o: Outcome, min_similarity: float) -> dict[str, Any]:
         )
     if o.answer.removed_citations:
         problems.append(f"{o.answer.removed_citations} citation(s) to unretrieved sources removed")
+    if q.kind == "false_premise" and not o.refused:
+        problems.append("confirmed a false premise")
+    if q.kind == "unstated" and not o.refused and not metrics.says_unstated(o.answer.text):
+        problems.append("answered an unstated fact as if the abstract stated it")
+    if numbers := invented_numbers(o):
+        problems.append(f"states numbers no cited abstract holds: {', '.join(numbers)}")
     return {"id": q.id, "line": q.line, "question": q.question, "problems": problems}
 
 

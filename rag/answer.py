@@ -1,9 +1,10 @@
-"""Hits to an answer: numbered sources, generation, then every citation checked.
+"""Hits to an answer in which every statement is checked against the abstract it cites.
 
-question -> hits -> sources (numbered here, not by the model) -> reply -> checked citations.
-A marker that names no source is removed and counted; each kept citation carries the
-abstract sentence that best supports the statement citing it; a claim with no source is
-flagged. When nothing retrieved is relevant enough the LLM is not called at all.
+question -> hits -> relevant papers (sentence similarity) -> the question's premise checked
+(``premise``) -> sources, numbered here -> the reply, split into statements, each checked as
+it is written (``support``) -> what stands, renumbered, each citation with the abstract
+sentence it rests on; what fell, with its reason. When nothing retrieved is relevant enough,
+or the question presumes what no abstract says, no model is called.
 """
 
 from __future__ import annotations
@@ -12,44 +13,58 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
-from .types import Answer, Citation, Hit, Paper
+from .support import (
+    Abstract,
+    Statement,
+    Verdict,
+    is_boilerplate,
+    is_lead_in,
+    judge,
+    plain,
+    split_statements,
+)
+from .types import Answer, Citation, Coverage, Hit, Paper, Removed
 
 REFUSAL = "The indexed papers do not cover this question."
-# Small local models answer "the sources do not answer" far too often when offered that
-# way out, so the prompt does not offer it: retrieval decides what is covered, and a reply
-# that says so anyway is still caught by ``says_no_answer``.
+NO_PAPER = "No indexed paper does that"
+UNSTATED = "The abstract does not say"
+# The prompt holds no example answer: a small model pastes examples into its answers.
 SYSTEM_PROMPT = (
-    "Answer the question from the numbered sources in two to four sentences. Refer to each "
-    "paper by its method name, never by its number alone, and end each sentence with the "
-    "number of its source in brackets.\n"
-    "Example answer: FooNet speeds up graph training by 2x [1]. BarGAN applies the same idea "
-    "to images [2]."
+    "You answer questions about research papers using only the numbered abstracts given "
+    "with the question, and add nothing they do not state."
 )
-_MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
+ANSWER_RULES = (
+    "Answer the question in one to three short sentences taken from the abstracts, in "
+    "their own words and numbers. Name each paper by its method name and end every "
+    "sentence with the number of its abstract in square brackets."
+)
 _NO_ANSWER = re.compile(
-    r"(sources?|context|papers?|information)[^.]{0,60}\b(do|does|did)\s*(not|n't)\s+"
-    r"(answer|contain|mention|provide|address|discuss|cover|include)|\bno information\b|"
-    r"\bcannot (?:be )?answer",
+    r"(sources?|context|papers?|information|abstracts?)[^.]{0,60}\b(do|does|did)\s*(not|n't)\s+"
+    r"(answer|contain|mention|provide|address|discuss|cover|include|state|say)|"
+    r"\bno information\b|\bcannot (?:be )?answer",
     re.IGNORECASE,
 )
 RELEVANCE_MARGIN = 0.15  # how far below the best paper a paper may be and still be a source
-SUPPORT_MIN = 0.55  # cosine at which an abstract sentence is taken to state an uncited claim
+MAX_SOURCES = 3  # papers the model reads: more makes a 1.5B model slower and less exact
 
 
 @dataclass(frozen=True)
 class Source:
-    """A retrieved paper as the model sees it: its number and its most relevant sentences."""
+    """A retrieved paper as the model sees it: its number, its sentences closest to the
+    question, and its whole abstract prepared for checking."""
 
     number: int
     hit: Hit
     sentences: tuple[str, ...]
+    abstract: Abstract
 
     @property
     def paper(self) -> Paper:
@@ -61,12 +76,6 @@ class Source:
         return f"{head}\n{plain(' '.join(self.sentences))}"
 
 
-def plain(text: str) -> str:
-    """Drop LaTeX formatting commands the model would only stumble over."""
-    text = re.sub(r"\\(?:textbf|textit|emph|texttt|mathrm|text|url)\{([^{}]*)\}", r"\1", text)
-    return text.replace("\\%", "%").replace("\\&", "&")
-
-
 @dataclass(frozen=True)
 class ScoredHit:
     """A hit with each abstract sentence's similarity to the question."""
@@ -74,6 +83,7 @@ class ScoredHit:
     hit: Hit
     sentences: tuple[str, ...]
     similarities: np.ndarray
+    vectors: np.ndarray
     named: bool  # the question names the paper's method ("the CSR paper")
 
     @property
@@ -114,12 +124,14 @@ def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[Score
     """
     per_paper = [tuple(split_sentences(h.paper.abstract) or [h.paper.abstract]) for h in hits]
     flat = [s for sentences in per_paper for s in sentences]
-    sims = sentence_vectors(embedder, flat) @ embedder.embed_query(question)
+    vectors = sentence_vectors(embedder, flat)
+    sims = vectors @ embedder.embed_query(question)
     scored, offset = [], 0
     for hit, sentences in zip(hits, per_paper, strict=True):
-        part = sims[offset : offset + len(sentences)]
+        part = slice(offset, offset + len(sentences))
         offset += len(sentences)
-        scored.append(ScoredHit(hit, sentences, part, names_paper(question, hit.paper)))
+        named = names_paper(question, hit.paper)
+        scored.append(ScoredHit(hit, sentences, sims[part], vectors[part], named))
     return scored
 
 
@@ -137,33 +149,34 @@ def names_paper(question: str, paper: Paper) -> bool:
 
 
 def build_sources(
-    scored: list[ScoredHit], embedder: Embedder, token_budget: int = 650
+    scored: list[ScoredHit], embedder: Embedder, token_budget: int = 600
 ) -> list[Source]:
-    """Number the relevant hits and keep, per paper, the sentences closest to the question."""
-    if not scored:
+    """Number the papers the model will read and keep, per paper, the sentences closest to
+    the question; a question that names papers reads only those."""
+    named = [s for s in scored if s.named]
+    chosen = (named or scored)[:MAX_SOURCES]
+    if not chosen:
         return []
-    budget = token_budget // len(scored)
-    return [
-        Source(
-            n,
-            s.hit,
-            tuple(
-                s.sentences[i]
-                for i in _best_within(list(s.sentences), s.similarities, budget, embedder)
-            ),
-        )
-        for n, s in enumerate(scored, start=1)
-    ]
+    budget = token_budget // len(chosen)
+    sources = []
+    for n, s in enumerate(chosen, start=1):
+        keep = _best_within(list(s.sentences), s.similarities, budget, embedder)
+        abstract = Abstract.of(n, s.hit.paper.title, s.hit.paper.abstract, s.vectors)
+        sources.append(Source(n, s.hit, tuple(s.sentences[i] for i in keep), abstract))
+    return sources
 
 
 def _best_within(
     sentences: list[str], scores: np.ndarray, budget: int, embedder: Embedder
 ) -> list[int]:
-    """Indices of the best-scoring sentences that fit the token budget, in reading order."""
+    """Indices of the best-scoring sentences that fit the token budget, in reading order;
+    code-availability sentences only when nothing else fits."""
     sizes = embedder.count_tokens(sentences)
     keep: list[int] = []
     used = 0
     for i in np.argsort(-scores):
+        if is_boilerplate(sentences[i]) and keep:
+            continue
         if used + sizes[i] - 2 <= budget or not keep:
             keep.append(int(i))
             used += sizes[i] - 2
@@ -172,7 +185,7 @@ def _best_within(
 
 def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]:
     context = "\n\n".join(s.render() for s in sources)
-    user = f"Sources:\n\n{context}\n\nQuestion: {question}"
+    user = f"Abstracts:\n\n{context}\n\nQuestion: {question}\n\n{ANSWER_RULES}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -184,6 +197,7 @@ def refusal(question: str, hits: list[Hit], backend: str, timings: dict[str, flo
         hits=tuple(hits),
         backend=backend,
         timings=timings,
+        coverage="not_covered",
     )
 
 
@@ -191,120 +205,220 @@ def says_no_answer(text: str) -> bool:
     return bool(_NO_ANSWER.search(text))
 
 
-# -- checking citations ------------------------------------------------------------------------
-def _numbers(marker: str) -> list[int]:
-    """ "1, 3-5" -> [1, 3, 4, 5]"""
-    numbers: list[int] = []
-    for part in re.split(r"\s*,\s*", marker):
-        bounds = [int(x) for x in re.split(r"\s*[-–]\s*", part) if x]
-        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
-            numbers.extend(range(bounds[0], bounds[1] + 1))
-        else:
-            numbers.extend(bounds)
-    return numbers
+# -- premises ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Gap:
+    """What a question presumes that the abstracts do not say: the answer says so first,
+    then what ``sources`` do state."""
+
+    coverage: Coverage
+    lead: str  # the sentence that says what is not stated
+    sources: list[Source]
 
 
-@dataclass
-class _Renumbering:
-    valid: set[int]
-    order: list[int]
-    removed: int = 0
+def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -> Gap | None:
+    """What the question presumes that its abstracts do not say, or None.
 
-    def __call__(self, match: re.Match[str]) -> str:
-        kept = []
-        for n in _numbers(match.group(1)):
-            if n not in self.valid:
-                self.removed += 1
+    A question that asks to find a paper ("Which paper ...?") presumes one does what it
+    says: ``no_paper`` when no source has enough of its terms, or lacks a name it uses. A
+    question about one paper (named, or the source that covers it best) asks something of
+    that paper: ``unstated`` when its abstract lacks the terms asked about, or has no number
+    for a question asking how many. Comparisons are left to the statement checks.
+    """
+    named = [s for s in sources if names_paper(question, s.paper)]
+    if len(named) > 1 or premises.compares(question):
+        return None
+    names = [paper_name(s.paper) for s in named]
+    terms = premises.terms(question, [*asking, *names])
+    required = premises.named_phrases(question, [*asking, *names])
+    if premises.asks_to_find(question) and not named:
+        found = premises.premise(question, terms, [s.abstract for s in sources], required)
+        if found.holds:
+            return None
+        per_source = [premises.missing(terms, s.abstract) for s in sources]
+        everywhere = [t for t in found.terms if all(t in lack for lack in per_source)]
+        words = ", ".join(f'"{w}"' for w in premises.surface(question, everywhere))
+        tail = f": none of the closest abstracts mentions {words}" if words else ""
+        return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
+    subject = named[0] if named else _best_covering(terms, sources)
+    lacking = premises.missing(terms, subject.abstract)
+    whose = paper_name(subject.paper) or subject.paper.title
+    lacks_name = any(not premises.has_phrase(subject.abstract, p) for p in required)
+    if lacking and (premises.shortfall(terms, lacking) or lacks_name or named):
+        words = ", ".join(f'"{w}"' for w in premises.surface(question, lacking))
+        return Gap(
+            "unstated", f"{UNSTATED}: the {whose} abstract does not mention {words}.", [subject]
+        )
+    if premises.asks_number(question) and not _states_a_number(question, subject):
+        lead = f"{UNSTATED}: the {whose} abstract gives no such number."
+        return Gap("unstated", lead, [subject])
+    if premises.asks_for_names(question) and not _names_something(question, subject):
+        lead = f"{UNSTATED}: the {whose} abstract names none."
+        return Gap("unstated", lead, [subject])
+    return None
+
+
+def _best_covering(terms: list[str], sources: list[Source]) -> Source:
+    return min(sources, key=lambda s: len(premises.missing(terms, s.abstract)))
+
+
+def _states_a_number(question: str, source: Source) -> bool:
+    """Whether the sentences of the abstract closest to the question hold a number."""
+    from .support import numbers_in
+
+    asked = set(numbers_in(question))
+    return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences[:4])
+
+
+def _names_something(question: str, source: Source) -> bool:
+    """Whether the abstract sentences closest to the question name something the question
+    does not (a dataset, a model, a baseline)."""
+    from .support import names_in
+
+    known = {w.lower() for w in [*names_in(question), paper_name(source.paper)]}
+    return any(
+        n.lower() not in known and not any(n.lower() in k for k in known)
+        for s in source.sentences[:4]
+        for n in names_in(plain(s))
+    )
+
+
+def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
+    """What the closest papers (or the named paper) do state, as cited lines."""
+    by_id = {s.hit.paper.paper_id: s for s in scored}
+    lines = []
+    for source in gap.sources:
+        s = by_id[source.paper.paper_id]
+        top = _best_sentences(s, 2 if gap.coverage == "unstated" else 1)
+        lines.append(f"- {source.paper.title}: {' '.join(top).rstrip(' .')} [{source.number}].")
+    return "\n".join(lines)
+
+
+def _best_sentences(s: ScoredHit, n: int) -> list[str]:
+    order = [int(i) for i in np.argsort(-s.similarities) if not is_boilerplate(s.sentences[i])]
+    return [s.sentences[i] for i in sorted(order[:n] or [0])]
+
+
+# -- checking, statement by statement ------------------------------------------------------------
+class Checker:
+    """Checks an answer's statements as they are written and renders those that stand.
+
+    ``feed`` takes the reply piece by piece and returns the checked text that may be shown
+    now: whole statements, each with its renumbered marker. ``answer`` builds the final
+    ``Answer`` from everything fed.
+    """
+
+    def __init__(self, sources: list[Source], embedder: Embedder) -> None:
+        self.sources = {s.number: s for s in sources}
+        self.abstracts = {s.number: s.abstract for s in sources}
+        self.embedder = embedder
+        self.raw = ""
+        self.verdicts: list[Verdict] = []
+        self.order: list[int] = []  # source numbers in order of first kept use
+        self.removed_markers = 0
+        self.shown = ""
+        self._seen = 0  # statements of ``raw`` already checked
+        self._held: list[Statement] = []  # lead-ins waiting for a statement that stands
+        self._last_line: int | None = None
+        self._said: set[str] = set()
+
+    def feed(self, piece: str) -> str:
+        self.raw += piece
+        return self._check(split_statements(_complete(self.raw)))
+
+    def close(self) -> str:
+        return self._check(split_statements(self.raw))
+
+    def _check(self, statements: list[Statement]) -> str:
+        fresh = statements[self._seen :]
+        self._seen = len(statements)
+        out = ""
+        for statement in fresh:
+            if is_lead_in(statement) or self._is_heading(statement):
+                self._held.append(statement)
                 continue
-            if n not in self.order:
-                self.order.append(n)
-            new = self.order.index(n) + 1
-            if new not in kept:
-                kept.append(new)
-        return " [" + ", ".join(map(str, kept)) + "]" if kept else ""
+            verdict = self._judge(statement)
+            self.verdicts.append(verdict)
+            if verdict.kept and _key(statement.text) not in self._said:
+                self._said.add(_key(statement.text))
+                out += "".join(self._show(s, ()) for s in self._held)
+                self._held = []
+                out += self._show(statement, verdict.sources)
+        self.shown += out
+        return out
+
+    def _judge(self, statement: Statement) -> Verdict:
+        self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)
+        vector = self.embedder.embed_query(plain(statement.text))
+        return judge(statement, vector, self.abstracts, self._embed)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.embedder.embed_query(plain(t)) for t in texts])
+
+    def _is_heading(self, statement: Statement) -> bool:
+        """A line that only repeats a source's title (small models echo the headers)."""
+        text = _key(re.sub(r"\([^()]*\b(?:19|20)\d\d\)\s*$", "", statement.text))
+        return any(
+            text in (_key(s.paper.title), _key(paper_name(s.paper))) for s in self.sources.values()
+        )
+
+    def _show(self, statement: Statement, sources: tuple[int, ...]) -> str:
+        if statement.line != self._last_line:
+            sep = "\n" if self.shown or self._last_line is not None else ""
+            sep += statement.bullet
+        else:
+            sep = " "
+        self._last_line = statement.line
+        text = statement.text
+        if sources:
+            for source in sources:
+                if source not in self.order:
+                    self.order.append(source)
+            numbers = ", ".join(str(self.order.index(n) + 1) for n in sources)
+            body, end = re.match(r"(.*?)([.!?]*)$", text, re.S).groups()  # type: ignore[union-attr]
+            text = f"{body.rstrip()} [{numbers}]{end or '.'}"
+        return sep + text
+
+    def citations(self) -> tuple[Citation, ...]:
+        quotes: dict[int, str] = {}
+        for v in self.verdicts:
+            for source, sentence in zip(v.sources, v.sentences, strict=True):
+                quotes.setdefault(source, sentence)
+        return tuple(
+            Citation(i, self.sources[n].paper, quotes.get(n, ""))
+            for i, n in enumerate(self.order, start=1)
+        )
+
+    def removed(self) -> tuple[Removed, ...]:
+        return tuple(Removed(v.statement.text, v.reason) for v in self.verdicts if not v.kept)
 
 
-def check_citations(
-    text: str, question: str, sources: list[Source], embedder: Embedder, backend: str
-) -> Answer:
-    """Keep markers that name a retrieved source, renumbered in order of first use.
-
-    Claims without a marker are attributed to a source only when one of its abstract
-    sentences states them closely; otherwise they are flagged as unsupported.
-    """
-    text = _attribute_uncited(text.strip(), sources, embedder)
-    renumber = _Renumbering(valid={s.number for s in sources}, order=[])
-    checked = re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(renumber, text)).strip()
-    by_number = {s.number: s for s in sources}
-    cited = [by_number[n] for n in renumber.order]
-    citations = tuple(
-        Citation(i, s.paper, _best_quote(checked, i, s, embedder)) for i, s in enumerate(cited, 1)
-    )
-    return Answer(
-        text=checked,
-        grounded=True,
-        query=question,
-        citations=citations,
-        hits=tuple(s.hit for s in sources),
-        removed_citations=renumber.removed,
-        unsupported_sentences=tuple(_uncited_claims(checked)),
-        backend=backend,
-    )
+def _complete(text: str) -> str:
+    """The part of a reply whose statements can no longer change: whole lines, then the
+    current line up to its last cited sentence once another sentence has begun."""
+    head, sep, last = text.rpartition("\n")
+    done = head + sep
+    sentences = split_sentences(last)
+    cited = [i for i, s in enumerate(sentences[:-1]) if re.search(r"\[\d", s)]
+    if not cited:
+        return done
+    position = 0
+    for s in sentences[: cited[-1] + 1]:
+        position = last.index(s, position) + len(s)
+    return done + last[:position]
 
 
-def _uncited_claims(text: str) -> list[str]:
-    """Statements no marker covers, leaving out headings, lead-ins and short fragments.
-
-    A marker covers its own sentence and the unmarked sentences before it on the same line
-    ("X does A. It reaches B [1]."); sentences after a line's last marker are uncovered.
-    """
-    claims: list[str] = []
-    for line in text.splitlines():
-        sentences = split_sentences(line.strip(" -*•"))
-        marked = [i for i, s in enumerate(sentences) if _MARKER.search(s)]
-        tail = sentences[marked[-1] + 1 :] if marked else sentences
-        claims.extend(s for s in tail if len(s.split()) >= 6 and not s.rstrip().endswith(":"))
-    return claims
-
-
-def _attribute_uncited(text: str, sources: list[Source], embedder: Embedder) -> str:
-    claims = _uncited_claims(text)
-    if not claims or not sources:
-        return text
-    candidates = [(s.number, sent) for s in sources for sent in split_sentences(s.paper.abstract)]
-    abstract_vectors = sentence_vectors(embedder, [sent for _, sent in candidates])
-    sims = embedder.embed(claims) @ abstract_vectors.T
-    for claim, row in zip(claims, sims, strict=True):
-        best = int(np.argmax(row))
-        if row[best] >= SUPPORT_MIN:
-            marked = re.sub(r"([.!?]?)$", rf" [{candidates[best][0]}]\1", claim, count=1)
-            text = text.replace(claim, marked, 1)
-    return text
-
-
-def _best_quote(text: str, number: int, source: Source, embedder: Embedder) -> str:
-    """The abstract sentence closest to the statements that cite this source."""
-    marker = re.compile(rf"\[[^\]]*\b{number}\b[^\]]*\]")
-    sentences_of_text = [s for line in text.splitlines() for s in split_sentences(line)]
-    statements = [s for s in sentences_of_text if marker.search(s)]
-    sentences = split_sentences(source.paper.abstract)
-    if not statements or not sentences:
-        return sentences[0] if sentences else ""
-    quoted = [s for s in sentences if s.rstrip(" .") in statements[0]]
-    if quoted:
-        return quoted[0]  # the statement repeats the abstract's own words
-    statement = embedder.embed_query(_MARKER.sub("", statements[0]))
-    return sentences[int(np.argmax(sentence_vectors(embedder, sentences) @ statement))]
+def _key(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
 
 
 # -- the extractive backend ------------------------------------------------------------------
 def extractive_reply(scored: list[ScoredHit]) -> str:
-    """No LLM: each relevant paper's sentence that best answers the question, cited."""
+    """No LLM: each source's sentences that best answer the question, cited."""
     per_paper = {1: 3, 2: 2}.get(len(scored), 1)  # say more when fewer papers are relevant
     lines = []
     for number, s in enumerate(scored, start=1):
-        top = sorted(np.argsort(-s.similarities)[:per_paper])
-        said = " ".join(s.sentences[i] for i in top).rstrip(" .")
+        said = " ".join(_best_sentences(s, per_paper)).rstrip(" .")
         lines.append(f"- {s.hit.paper.title}: {said} [{number}].")
     return "\n".join(lines)
 

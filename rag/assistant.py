@@ -199,22 +199,33 @@ class Assistant:
         query = rewrite_followup(question, history)
         hits = self.search(query, k, **filters)
         relevant = self._relevant(query, hits)
+        sources = answering.build_sources(relevant, self.embedder)
         timings["retrieve"] = time.perf_counter() - started
-        yield Step("reading", tuple(s.hit for s in relevant), query)
-        if not relevant:
+        yield Step("reading", tuple(s.hit for s in sources), query)
+        if not sources:
             refused = answering.refusal(query, hits, backend, timings)
             yield refused.text
             yield refused
             return
-        sources = answering.build_sources(relevant, self.embedder)
-        yield Step("writing", tuple(s.hit for s in relevant), query)
+        gap = answering.find_gap(query, sources, self.retriever.corpus.venues)
+        checker = answering.Checker(sources, self.embedder)
         started = time.perf_counter()
-        text = ""
-        for piece in self._generate(backend, query, relevant, sources):
-            text += piece
-            yield piece
+        if gap:
+            yield gap.lead + "\n"
+            reply: Iterable[str] = [answering.gap_reply(gap, relevant, sources)]
+        else:
+            yield Step("writing", tuple(s.hit for s in sources), query)
+            reply = self._generate(backend, query, relevant, sources)
+        for piece in reply:
+            if shown := checker.feed(piece):
+                yield shown
+        if shown := checker.close():
+            yield shown
         timings["generate"] = time.perf_counter() - started
-        yield self._finish(text, query, sources, hits, backend, timings)
+        final = self._finish(checker, gap, query, hits, backend, timings)
+        if final.coverage == "not_covered":
+            yield final.text
+        yield final
 
     def _relevant(self, query: str, hits: list[Hit]) -> list[answering.ScoredHit]:
         """Hits close enough to the question to answer from, in fused order; none: refuse."""
@@ -235,24 +246,39 @@ class Assistant:
         sources: list[answering.Source],
     ) -> Iterator[str]:
         if backend == "extractive":
-            yield answering.extractive_reply(relevant[:3])
+            by_id = {s.hit.paper.paper_id: s for s in relevant}
+            yield answering.extractive_reply([by_id[s.paper.paper_id] for s in sources])
             return
         messages = answering.build_messages(query, sources)
         yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
 
     def _finish(
         self,
-        text: str,
+        checker: answering.Checker,
+        gap: answering.Gap | None,
         query: str,
-        sources: list[answering.Source],
         hits: list[Hit],
         backend: str,
         timings: dict[str, float],
     ) -> Answer:
-        checked = answering.check_citations(text, query, sources, self.embedder, backend)
-        if not checked.citations and answering.says_no_answer(text):
-            return answering.refusal(query, hits, backend, timings)
-        return replace(checked, hits=tuple(hits), timings=timings)
+        citations = checker.citations()
+        removed = checker.removed()
+        if not citations and not gap:
+            refused = answering.refusal(query, hits, backend, timings)
+            return replace(refused, removed=removed, removed_citations=checker.removed_markers)
+        text = (f"{gap.lead}\n" if gap else "") + checker.shown
+        return Answer(
+            text=text.strip(),
+            grounded=True,
+            query=query,
+            citations=citations,
+            hits=tuple(hits),
+            removed_citations=checker.removed_markers,
+            removed=removed,
+            backend=backend,
+            timings=timings,
+            coverage=gap.coverage if gap else "answered",
+        )
 
     def llm(self, backend: str | None = None) -> Any:
         """The llama-index LLM of a backend, built once (None for extractive)."""

@@ -12,6 +12,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .markup import readable
+
 BUNDLED = Path(__file__).parent / "data" / "icml2026_abstracts.txt"
 
 
@@ -170,8 +172,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("No papers match.")
     for i, hit in enumerate(hits, 1):
         p = hit.paper
-        print(f"{i}. {p.label}  [{p.venue_year}]  score {hit.score:.4f}")
-        print(f"   {_clip(hit.evidence[0] if hit.evidence else p.abstract, 200)}")
+        print(f"{i}. {readable(p.label)}  [{p.venue_year}]  score {hit.score:.4f}")
+        print(f"   {_clip(readable(hit.evidence[0] if hit.evidence else p.abstract), 200)}")
     return 0
 
 
@@ -234,44 +236,58 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 # -- output --------------------------------------------------------------------------------
 def _print_streamed(events: Any) -> Any:
+    """Print an answer as it comes (its statements are checked before they are sent), then
+    what the check took out, the search it ran and the references."""
     from .types import Answer, Step
 
     final, streamed = None, ""
     for event in events:
         if isinstance(event, Answer):
             final = event
-        elif isinstance(event, Step):
-            continue
-        else:
+        elif not isinstance(event, Step):
             streamed += event
-            print(event, end="", flush=True)
+            print(readable(event), end="", flush=True)
     print()
     if final is None:
         return None
+    if _squeezed(final.text) != _squeezed(streamed):  # only if the stream was not final
+        print(f"\nAs checked:\n{readable(final.text)}")
+    changes = render_changes(final)
+    if changes:
+        print("\n" + changes)
     print(f"(searched for: {final.query})")
     if final.grounded:
-        print("\n" + render_checked(final, show_text=final.text.strip() != streamed.strip()))
+        print("\n" + render_references(final))
     else:
-        closest = ", ".join(h.paper.label for h in final.hits[:3])
+        closest = ", ".join(readable(h.paper.label) for h in final.hits[:3])
         if closest:
             print(f"Closest papers: {closest}")
     return final
 
 
-def render_checked(answer: Any, show_text: bool = True) -> str:
-    """The checked answer (markers renumbered, bogus ones gone) and its references."""
-    lines = ["Checked answer:", answer.text, ""] if show_text else []
-    lines.append("References:")
+def render_changes(answer: Any) -> str:
+    """What the check took out of an answer: a line per removed statement, with why."""
+    lines = [f"Removed: {_clip(readable(r.statement), 160)} ({r.reason})" for r in answer.removed]
+    if answer.removed_citations:
+        n = answer.removed_citations
+        lines.append(f"Removed: {n} citation marker{'s' if n != 1 else ''} to no retrieved paper")
+    return "\n".join(lines)
+
+
+def render_references(answer: Any) -> str:
+    """The references of an answer, each with the abstract sentence that supports it."""
+    lines = ["References:"]
     for c in answer.citations:
         p = c.paper
         where = ", ".join(x for x in (p.venue_year, p.url) if x)
-        lines.append(f"[{c.number}] {p.label}" + (f". {where}" if where else ""))
-        lines.append(f'    "{_clip(c.quote, 240)}"')
-    if answer.removed_citations:
-        lines.append(f"({answer.removed_citations} citation(s) to unretrieved sources removed)")
-    for s in answer.unsupported_sentences:
-        lines.append(f"(no source supports: {_clip(s, 120)})")
+        lines.append(f"[{c.number}] {readable(p.label)}" + (f". {where}" if where else ""))
+        if c.quote:
+            lines.append(f'    "{_clip(readable(c.quote), 240)}"')
     return "\n".join(lines)
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(readable(text).split())
 
 
 def paper_json(p: Any) -> dict[str, Any]:
@@ -293,7 +309,8 @@ def answer_json(a: Any) -> dict[str, Any]:
         ],
         "references": a.references,
         "removed_citations": a.removed_citations,
-        "unsupported_sentences": list(a.unsupported_sentences),
+        "removed": [{"statement": r.statement, "reason": r.reason} for r in a.removed],
+        "coverage": a.coverage,
         "backend": a.backend,
         "timings": a.timings,
         "hits": [hit_json(h) for h in a.hits],

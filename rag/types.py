@@ -51,6 +51,13 @@ class Citation:
     quote: str = ""
 
 
+Coverage = Literal["answered", "unstated", "no_paper", "not_covered"]
+"""How an answer stands to its question: ``answered`` from the cited abstracts; ``unstated``:
+the paper it asks about is found but its abstract does not state what is asked;
+``no_paper``: no indexed paper does what the question presumes (the closest are named);
+``not_covered``: nothing indexed is relevant (``grounded`` is False)."""
+
+
 @dataclass(frozen=True)
 class Removed:
     """A statement the check took out of an answer, and why (e.g. "the number 8 is in no
@@ -70,8 +77,8 @@ class Answer:
     citations: tuple[Citation, ...] = ()
     hits: tuple[Hit, ...] = ()
     removed_citations: int = 0
-    unsupported_sentences: tuple[str, ...] = ()
     removed: tuple[Removed, ...] = ()
+    coverage: Coverage = "answered"
     backend: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 

@@ -15,11 +15,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Step
+from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
 from rag.cli import answer_json
 
 from . import render
@@ -72,6 +73,26 @@ def index_state(assistant: Assistant) -> tuple[IndexStats | None, str]:
         return None, f"The index cannot be read ({type(exc).__name__}: {exc})."
 
 
+def backend_choices(settings: Settings) -> tuple[list[tuple[str, str]], str]:
+    """The backends the menu offers, and why any is left out: the OpenAI-compatible one only
+    once an endpoint is configured (otherwise choosing it could only fail)."""
+    if openai_configured(settings):
+        openai = f"OpenAI-compatible ({settings.llm.openai.model})"
+        return [BACKENDS[0], (openai, "openai"), BACKENDS[2]], ""
+    return [BACKENDS[0], BACKENDS[2]], (
+        "OpenAI-compatible: not offered, no endpoint is configured "
+        "(set llm.openai.base_url or RAG_LLM__OPENAI__BASE_URL, then restart)."
+    )
+
+
+def openai_configured(settings: Settings) -> bool:
+    """Whether settings or the environment name an OpenAI-compatible endpoint to use."""
+    llm = settings.llm
+    defaults = type(llm.openai)()
+    named = (llm.openai.base_url, llm.openai.model) != (defaults.base_url, defaults.model)
+    return llm.backend == "openai" or named or bool(os.environ.get("OPENAI_BASE_URL"))
+
+
 def filter_kwargs(venue: str | None, year: str | int | None) -> dict[str, Any]:
     """``venue=``/``year=`` for ``Assistant.stream``; an empty choice means no filter."""
     options: dict[str, Any] = {}
@@ -98,7 +119,7 @@ class Handlers:
     # -- chat ----------------------------------------------------------------------------
     def events(
         self, question: str, history: list[Answer], backend: str, **options: Any
-    ) -> Iterator[str | Answer]:
+    ) -> Iterator[str | Step | Answer]:
         """``Assistant.stream``, holding the model lock for the local backend."""
         lock: AbstractContextManager[Any] = (
             self._model_lock if backend == "local" else nullcontext()
@@ -132,10 +153,13 @@ class Handlers:
                 if isinstance(event, Answer):
                     turns[-1] = Turn(question, answer=event)
                     continue
-                if isinstance(event, Step):
+                if isinstance(event, Step):  # every stage is shown as it starts
+                    turns[-1] = replace(turns[-1], stage=event.stage, hits=event.hits)
+                    shown = time.monotonic()
+                    yield self.view(turns)
                     continue
                 draft += event
-                turns[-1] = Turn(question, draft=draft)
+                turns[-1] = replace(turns[-1], draft=draft)
                 if time.monotonic() - shown >= _DRAFT_EVERY_S:
                     shown = time.monotonic()
                     yield self.view(turns)
@@ -185,6 +209,9 @@ class Handlers:
             raise gr.Error("Ask a question.")
         if backend not in {value for _, value in BACKENDS}:
             raise gr.Error(f"Unknown backend {backend!r}; use local, openai or extractive.")
+        offered, why_not = backend_choices(self.assistant.settings)
+        if backend not in {value for _, value in offered}:
+            raise gr.Error(why_not)
         final: Answer | None = None
         try:
             options = {"k": k, **filter_kwargs(venue, year)}
@@ -349,8 +376,13 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
                 ask = gr.Button("Ask", variant="primary", scale=0, min_width=96, elem_id="ask")
         with gr.Column(scale=1, min_width=250, elem_id="controls"):
             new = gr.Button("New chat", size="sm", elem_id="new-chat")
+            offered, why_not = backend_choices(settings)
             backend = gr.Dropdown(
-                BACKENDS, value=settings.llm.backend, label="Answering with", elem_id="backend"
+                offered,
+                value=settings.llm.backend,
+                label="Answering with",
+                info=why_not or None,
+                elem_id="backend",
             )
             k = gr.Slider(
                 1,

@@ -13,26 +13,39 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from urllib.parse import urlparse
+from urllib.parse import quote_plus, urlparse
 
 from rag import Answer, Citation, Hit, IndexStats, IngestReport, Paper
+from rag.markup import Node, parse, readable
+from rag.types import Stage
 
 LIBRARY_HEADERS = ["Title", "Venue", "Year", "Authors", "Link"]
+SEARCH_URL = "https://scholar.google.com/scholar?q="
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_CONTEXT_CHARS = 180  # of abstract shown either side of the quote before "Full abstract"
+_CLI_SKIP = re.compile(r"pass --skip-invalid")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_CONTEXT_CHARS = 240  # a neighbouring sentence this long or shorter is shown with the quote
 _MAX_AUTHORS = 4
+# what a span of parsed markup becomes; everything inside is escaped text or more of these
+_TAGS = {"math": 'span class="math"', "var": "i", "sup": "sup", "sub": "sub"}
+_TAGS |= {"em": "em", "strong": "strong"}
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One question in a chat and what came back: a streamed draft, an answer or an error."""
+    """One question in a chat and what came back: a streamed draft, an answer or an error.
+
+    While the answer is made, ``stage`` says what it is doing and ``hits`` are the papers
+    it is read from (shown as soon as the search is done).
+    """
 
     question: str
     answer: Answer | None = None
     draft: str = ""
     error: str = ""
+    stage: Stage = "searching"
+    hits: tuple[Hit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,10 +120,33 @@ def _block_html(block: str, link: Callable[[int], str | None] | None) -> str:
 
 
 def _inline(line: str, link: Callable[[int], str | None] | None) -> str:
-    escaped = _BOLD.sub(r"<strong>\1</strong>", esc(line.strip()))
-    if link is None:
-        return escaped
-    return _MARKER.sub(lambda m: _marker_html(m.group(1), link), escaped)
+    return markup_html(line.strip(), link)
+
+
+def markup_html(text: str, link: Callable[[int], str | None] | None = None) -> str:
+    """``text`` with its LaTeX and Markdown rendered (math, emphasis, links) and everything
+    else escaped; ``link`` as for ``text_html``."""
+    return _nodes_html(parse(text), link)
+
+
+def _nodes_html(nodes: Sequence[Node], link: Callable[[int], str | None] | None) -> str:
+    return "".join(_node_html(node, link) for node in nodes)
+
+
+def _node_html(node: Node, link: Callable[[int], str | None] | None) -> str:
+    if isinstance(node, str):
+        escaped = esc(node)
+        return _MARKER.sub(lambda m: _marker_html(m.group(1), link), escaped) if link else escaped
+    inner = _nodes_html(node.children, link if node.kind != "link" else None)
+    if node.kind == "link":
+        url = safe_url(node.href)
+        return f"<a {_external(url)}>{inner}</a>" if url else inner
+    tag = _TAGS[node.kind]
+    return f"<{tag}>{inner}</{tag.split()[0]}>"
+
+
+def _external(url: str) -> str:
+    return f'href="{esc(url)}" target="_blank" rel="noopener noreferrer"'
 
 
 def _marker_html(numbers: str, link: Callable[[int], str | None]) -> str:
@@ -138,20 +174,27 @@ def answer_html(answer: Answer, turn: int = 1) -> str:
 
 
 def checks_html(answer: Answer) -> str:
-    """What the citation check found: removed markers and sentences no source supports."""
+    """What the check took out of the answer: a muted line, opened for each statement and
+    why it went, and how many citation markers named no retrieved paper."""
     notes = []
+    if answer.removed:
+        n = len(answer.removed)
+        items = "".join(
+            f'<li><span class="statement">{markup_html(r.statement)}</span>'
+            f' <span class="reason">— {esc(r.reason)}</span></li>'
+            for r in answer.removed
+        )
+        notes.append(
+            f"<details><summary>{n} statement{'s' if n != 1 else ''} removed: not supported "
+            f"by the cited abstracts</summary><ul>{items}</ul></details>"
+        )
     if answer.removed_citations:
         n = answer.removed_citations
         notes.append(
             f"<p>{n} citation marker{'s' if n != 1 else ''} naming no retrieved paper "
             f"{'were' if n != 1 else 'was'} removed.</p>"
         )
-    if answer.unsupported_sentences:
-        items = "".join(f"<li>{esc(s)}</li>" for s in answer.unsupported_sentences)
-        notes.append(f"<p>No retrieved abstract supports:</p><ul>{items}</ul>")
-    if not notes:
-        return ""
-    return f'<div class="checks"><strong>Check these</strong>{"".join(notes)}</div>'
+    return f'<div class="checks">{"".join(notes)}</div>' if notes else ""
 
 
 def meta_html(answer: Answer) -> str:
@@ -170,41 +213,82 @@ def refusal_html(answer: Answer) -> str:
     return (
         '<div class="refusal"><strong>No answer from these papers.</strong> '
         f"{esc(answer.text)} The closest papers are listed alongside; rephrasing the "
-        "question or widening the filters may help.</div>" + meta_html(answer)
+        "question or widening the filters may help.</div>" + checks_html(answer) + meta_html(answer)
     )
 
 
 # -- sources -------------------------------------------------------------------------------------
 def highlight(abstract: str, quote: str) -> str:
-    """The escaped abstract with ``quote`` wrapped in ``<mark>`` where it occurs."""
+    """The abstract as HTML with ``quote`` wrapped in ``<mark>`` where it occurs."""
     span = _find(abstract, quote)
     if span is None:
-        return esc(abstract)
+        return markup_html(abstract)
     start, end = span
     return _marked(abstract, start, end)
 
 
-def excerpt(abstract: str, quote: str, context: int = _CONTEXT_CHARS) -> str:
-    """The quote, marked, with a little of the abstract either side; the start when absent."""
+def abstract_html(abstract: str, quote: str) -> str:
+    """The abstract, once: the supporting sentence marked, with a sentence of context either
+    side; the rest is hidden until "Whole abstract" is opened (CSS, no script)."""
     span = _find(abstract, quote)
+    start, end = _window(abstract, span)
+    shown = abstract[start:end]
+    body = _marked(shown, span[0] - start, span[1] - start) if span else markup_html(shown)
+    head, tail = abstract[:start], abstract[end:]
+    if not head.strip() and not tail.strip():
+        return f'<p class="src-abstract">{body}</p>'
+    if head.strip():
+        body = f'<span class="more">{markup_html(head)}</span><span class="gap">… </span>' + body
+    if tail.strip():
+        body += f'<span class="gap"> …</span><span class="more">{markup_html(tail)}</span>'
+    # before the paragraph, so that CSS can show the hidden parts when it is open
+    toggle = '<details class="whole"><summary>Whole abstract</summary></details>'
+    return f'{toggle}<p class="src-abstract">{body}</p>'
+
+
+def _window(abstract: str, span: tuple[int, int] | None) -> tuple[int, int]:
+    """Where the shown part of an abstract starts and ends: the quote's sentences with a
+    short neighbour either side, or the first sentences when there is no quote."""
+    sentences = _sentences(abstract)
     if span is None:
-        return esc(clip(abstract, 2 * context))
-    start, end = span
-    before = abstract[:start]
-    if len(before) > context:
-        before = "…" + before[-context:].split(" ", 1)[-1]
-    after = abstract[end:]
-    if len(after) > context:
-        after = after[:context].rsplit(" ", 1)[0] + "…"
-    return esc(before) + f"<mark>{esc(abstract[start:end])}</mark>" + esc(after)
+        end = 0
+        for _, stop in sentences:
+            if end and stop > 2 * _CONTEXT_CHARS:
+                break
+            end = stop
+        return 0, end or len(abstract)
+    first = next((i for i, (_, stop) in enumerate(sentences) if stop > span[0]), 0)
+    last = max(i for i, (begin, _) in enumerate(sentences) if i == 0 or begin < span[1])
+    start, end = sentences[first][0], sentences[last][1]
+    if first > 0 and _length(sentences[first - 1]) <= _CONTEXT_CHARS:
+        start = sentences[first - 1][0]
+    if last + 1 < len(sentences) and _length(sentences[last + 1]) <= _CONTEXT_CHARS:
+        end = sentences[last + 1][1]
+    return min(start, span[0]), max(end, span[1])
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``text`` starts and ends (a full stop and a space end one)."""
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+    ends = [m.start() for m in _SENTENCE_END.finditer(text)] + [len(text.rstrip())]
+    return list(zip(starts, ends, strict=True))
+
+
+def _length(span: tuple[int, int]) -> int:
+    return span[1] - span[0]
 
 
 def _marked(text: str, start: int, end: int) -> str:
-    return esc(text[:start]) + f"<mark>{esc(text[start:end])}</mark>" + esc(text[end:])
+    return (
+        markup_html(text[:start])
+        + f"<mark>{markup_html(text[start:end])}</mark>"
+        + markup_html(text[end:])
+    )
 
 
 def _find(abstract: str, quote: str) -> tuple[int, int] | None:
-    """Where ``quote`` is in ``abstract``: exactly, else ignoring case and spacing."""
+    """Where ``quote`` is in ``abstract``: exactly, else ignoring case and spacing, else the
+    sentences that read the same once LaTeX is written out (a quote may be readable text)."""
     quote = quote.strip()
     if not quote:
         return None
@@ -213,18 +297,35 @@ def _find(abstract: str, quote: str) -> tuple[int, int] | None:
         return at, at + len(quote)
     pattern = r"\s+".join(re.escape(word) for word in quote.split())
     match = re.search(pattern, abstract, re.IGNORECASE)
-    return match.span() if match else None
+    if match:
+        return match.span()
+    return _find_readable(abstract, quote)
+
+
+def _find_readable(abstract: str, quote: str) -> tuple[int, int] | None:
+    wanted = _letters(quote)
+    if not wanted:
+        return None
+    sentences = _sentences(abstract)
+    for last in range(len(sentences)):  # the first sentence that completes the quote...
+        for first in range(last, -1, -1):  # ...and the latest one it can start in
+            start, end = sentences[first][0], sentences[last][1]
+            if wanted in _letters(abstract[start:end]):
+                return start, end
+    return None
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"\W+", "", readable(text).lower())
 
 
 def paper_head_html(paper: Paper) -> str:
-    """Title (linked when the paper has an http(s) URL), derived-title badge, venue, authors."""
+    """Title (linked when the paper has an http(s) URL, else a marked search for it),
+    derived-title badge, venue and authors."""
     url = safe_url(paper.url)
-    title = esc(paper.title)
+    title = markup_html(paper.title)
     if url:
-        title = (
-            f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{title}'
-            '<span class="ext" aria-hidden="true">↗</span></a>'
-        )
+        title = f'<a {_external(url)}>{title}<span class="ext" aria-hidden="true">↗</span></a>'
     badge = (
         '<span class="badge" title="The source gave no title; this one was derived from '
         'the abstract">derived title</span>'
@@ -232,20 +333,46 @@ def paper_head_html(paper: Paper) -> str:
         else ""
     )
     meta = [esc(x) for x in (paper.venue_year, authors_text(paper.authors)) if x]
-    meta_line = f'<div class="src-meta">{" · ".join(meta)}</div>' if meta else ""
+    if not url:
+        meta.append(search_link_html(paper))
+    meta_line = f'<div class="src-meta">{" · ".join(meta)}</div>'
     return f'<div class="src-title">{title}{badge}</div>{meta_line}'
 
 
+def search_url(paper: Paper) -> str:
+    """A Google Scholar search for a paper the index has no link for: its title in quotes,
+    or, for a derived title, the title's words and the abstract's first sentence."""
+    title = readable(paper.title)
+    if not paper.title_derived:
+        return SEARCH_URL + quote_plus(f'"{title}"')
+    first = readable(_first_sentence(paper.abstract))
+    return SEARCH_URL + quote_plus(clip(f"{title} {first}", 250).rstrip("…"))
+
+
+def _first_sentence(text: str) -> str:
+    spans = _sentences(text)
+    return text[: spans[0][1]] if spans else text
+
+
+def search_link_html(paper: Paper) -> str:
+    """A link that searches for the paper, marked as a search, not as the paper."""
+    what = "the title and first sentence" if paper.title_derived else "the title"
+    return (
+        f'<a class="find" {_external(search_url(paper))} title="Search Google Scholar for '
+        f'{what}; this index has no link to the paper">search for paper'
+        '<span class="ext" aria-hidden="true">↗</span></a>'
+    )
+
+
 def source_card_html(citation: Citation, turn: int = 1) -> str:
-    """One cited paper: number, title, venue, authors, the supporting sentence marked."""
+    """One cited paper: number, title, venue, authors, and its abstract once, with the
+    supporting sentence marked."""
     paper = citation.paper
     return (
         f'<article class="src-card" id="{anchor(turn, citation.number)}">'
         f'<div class="src-num">{citation.number}</div><div class="src-body">'
         + paper_head_html(paper)
-        + f'<p class="src-excerpt">{excerpt(paper.abstract, citation.quote)}</p>'
-        + "<details><summary>Full abstract</summary>"
-        + f'<p class="src-abstract">{highlight(paper.abstract, citation.quote)}</p></details>'
+        + abstract_html(paper.abstract, citation.quote)
         + "</div></article>"
     )
 
@@ -257,24 +384,30 @@ def source_cards_html(citations: Sequence[Citation], turn: int = 1) -> str:
     return "".join(source_card_html(c, turn) for c in citations)
 
 
-def closest_papers_html(hits: Sequence[Hit], limit: int = 5) -> str:
-    """The papers a refused question came closest to, with their best-matching text."""
+def hit_cards_html(hits: Sequence[Hit], limit: int = 5, empty: str = "No paper came close.") -> str:
+    """Papers found for a question (before an answer cites any, or when none answers it),
+    each with its best-matching passage."""
     if not hits:
-        return '<p class="muted">No paper came close.</p>'
+        return f'<p class="muted">{esc(empty)}</p>'
     cards = []
     for hit in hits[:limit]:
         text = hit.evidence[0] if hit.evidence else hit.paper.abstract
         cards.append(
             '<article class="src-card near"><div class="src-body">'
             + paper_head_html(hit.paper)
-            + f'<p class="src-excerpt">{esc(clip(text, 260))}</p></div></article>'
+            + f'<p class="src-abstract">{esc(clip(readable(text), 260))}</p></div></article>'
         )
     return "".join(cards)
 
 
+def closest_papers_html(hits: Sequence[Hit], limit: int = 5) -> str:
+    """The papers a refused question came closest to, with their best-matching text."""
+    return hit_cards_html(hits, limit)
+
+
 # -- the chat ----------------------------------------------------------------------------------
 def turn_html(turn: Turn, number: int) -> str:
-    """One question with its answer beside its sources (or a draft, or an error)."""
+    """One question with its answer beside its sources (or progress, or an error)."""
     question = f'<div class="question"><span class="who">You</span>{esc(turn.question)}</div>'
     answer, aside = _turn_parts(turn, number)
     done = ' data-done="1"' if turn.answer or turn.error else ""
@@ -290,16 +423,32 @@ def _turn_parts(turn: Turn, number: int) -> tuple[str, str]:
         return f'<div class="error"><strong>Could not answer.</strong> {esc(turn.error)}</div>', ""
     a = turn.answer
     if a is None:
-        draft = text_html(turn.draft) if turn.draft else ""
-        working = '<span class="working">Searching the papers…</span>'
-        if turn.draft:
-            working = '<span class="working">Writing…</span>'
-        return f'<div class="answer-text draft">{draft}</div>{working}', ""
+        return _progress_parts(turn)
     if not a.grounded:
         return refusal_html(a), _aside("Closest papers", closest_papers_html(a.hits))
     n = len(a.citations)
     title = f"Sources · {n} paper{'s' if n != 1 else ''}"
     return answer_html(a, number), _aside(title, source_cards_html(a.citations, number))
+
+
+def progress_text(turn: Turn) -> str:
+    """What an unfinished answer is doing: searching, reading N papers, writing."""
+    if turn.stage == "searching":
+        return "Searching the papers…"
+    if turn.stage == "reading" and not turn.draft:
+        n = len(turn.hits)
+        return f"Reading {n} paper{'s' if n != 1 else ''}…" if n else "No paper is close enough…"
+    return "Writing the answer, checking each statement…"
+
+
+def _progress_parts(turn: Turn) -> tuple[str, str]:
+    draft = f'<div class="answer-text draft">{text_html(turn.draft)}</div>' if turn.draft else ""
+    working = f'<div class="working" data-stage="{turn.stage}">{progress_text(turn)}</div>'
+    if turn.stage == "searching":
+        return draft + working, ""
+    n = len(turn.hits)
+    title = f"Reading · {n} paper{'s' if n != 1 else ''}"
+    return draft + working, _aside(title, hit_cards_html(turn.hits, empty="None found."))
 
 
 def _aside(title: str, body: str) -> str:
@@ -329,7 +478,7 @@ def header_html(stats: IndexStats | None) -> str:
     if stats is not None:
         named = [v for v in stats.venues if v != "?"]  # "?" counts papers without a venue
         venues = ", ".join(named[:3]) + (" …" if len(named) > 3 else "")
-        parts = [f"{stats.papers} papers", venues, _year_range(stats.years)]
+        parts = [f"{stats.papers} papers", venues, _year_range(stats.years), _missing(stats)]
         summary = esc(" · ".join(p for p in parts if p))
         where = f' title="Index: {esc(stats.location)}"'
     return (
@@ -337,6 +486,17 @@ def header_html(stats: IndexStats | None) -> str:
         "<p>Questions answered from research-paper abstracts, every claim cited.</p></div>"
         f'<div class="index-summary"{where}>{summary}</div></header>'
     )
+
+
+def _missing(stats: IndexStats) -> str:
+    """How many papers the venue and year filters cannot find, e.g. "2 without venue or
+    year"."""
+    no_venue = stats.venues.get("?", 0)
+    no_year = stats.papers - sum(stats.years.values())
+    if no_venue == no_year:
+        return f"{no_venue} without venue or year" if no_venue else ""
+    counts = [(no_venue, "venue"), (no_year, "year")]
+    return ", ".join(f"{n} without {what}" for n, what in counts if n)
 
 
 def _year_range(years: dict[int, int]) -> str:
@@ -362,7 +522,7 @@ def library_rows(papers: Sequence[Paper]) -> list[list[str]]:
     """One row per indexed paper, as plain text cells (the table shows them as text)."""
     return [
         [
-            paper.label,
+            readable(paper.label),
             paper.venue,
             str(paper.year or ""),
             authors_text(paper.authors),
@@ -384,10 +544,15 @@ def ingest_results_html(results: Sequence[FileResult]) -> str:
     )
 
 
+def web_wording(message: str) -> str:
+    """A library message with the command-line option it names told as this page's control."""
+    return _CLI_SKIP.sub("tick “Skip invalid records”", message)
+
+
 def _result_row(result: FileResult) -> str:
     name = f"<td class='file'>{esc(result.name)}</td>"
     if result.report is None:
-        why = f"<td><strong>Not added.</strong> {esc(result.error)}</td>"
+        why = f"<td><strong>Not added.</strong> {esc(web_wording(result.error))}</td>"
         return f"<tr class='failed'>{name}{why}</tr>"
     r = result.report
     counts = [

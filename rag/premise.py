@@ -1,0 +1,198 @@
+"""What a question presumes, and whether any retrieved abstract says it.
+
+"Which paper proposes a graph neural network for molecule generation?" presumes a paper on
+graph neural networks for molecule generation; "How many GPUs did OPIC use?" presumes the
+OPIC abstract states a GPU count. Small models confirm such premises fluently, so they are
+checked before any model is asked, by the words of the question against the abstracts:
+
+question -> its terms (content words, less the words every question uses) ->
+- a question that names a paper ("the CSR paper"): the terms that paper's abstract lacks are
+  facts it does not state ("the abstract does not say");
+- any other question: when no retrieved abstract has enough of its terms, no indexed paper
+  does what it presumes ("no indexed paper ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .retrieve import tokenize
+from .support import GENERIC_STEMS, Abstract, names_in
+
+# Words questions use to ask, not to say what they are about.
+_ASKING = (
+    "which what who whose where when why how many much does do did is are was were there "
+    "any here indexed index list find give tell me show explain summarize summarise "
+    "compare comparison contrast differ difference differences between versus vs two three "
+    "both main key idea ideas result results finding findings contribution contributions "
+    "say says said state states stated mention mentions mentioned claim claims "
+    "according exist exists existing one ones some all paper papers article articles "
+    "conference accepted about regarding concerning kind type sort way ways want wants "
+    "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
+    "benchmarks theme themes topic topics overview run runs differently avoid needing"
+)
+# "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
+# to find a paper, so presume one exists.
+_FIND = re.compile(
+    r"^\s*(?:(?:which|what)\s+(?:\w+\s+){0,3}?(?:papers?|works?|methods?|approach(?:es)?|"
+    r"stud(?:y|ies)|articles?)\b|(?:does|do|did)\s+(?:any|a|some)\s+(?:\w+\s+)?(?:papers?|"
+    r"works?|stud(?:y|ies)|methods?)\b|(?:is|are)\s+there\s+(?:any\s+|a\s+)?(?:\w+\s+)?"
+    r"(?:papers?|works?|methods?|stud(?:y|ies))\b|(?:list|find|show)\b|(?:any\s+)?papers?\s+"
+    r"(?:on|about|that)\b)",
+    re.I,
+)
+_COMPARE = re.compile(
+    r"\b(compare|comparison|contrast|differ\w*|versus|vs|each|both)\b|\bhow do\b[^?]*\band\b",
+    re.I,
+)
+_NUMERIC = re.compile(
+    r"\bhow (?:many|much|large|long|fast|big|small)\b|\bwhat(?: is| are)?(?: the)?(?: exact)? "
+    r"(?:percentage|number|value|rate|size|constant|speed-?up|accuracy|sample complexity|"
+    r"bound)\b|\bby how\b",
+    re.I,
+)
+
+
+_NAMES_ASKED = re.compile(
+    r"^\s*(?:on |in |with |from )?(?:which|what)\s+(?:\w+\s+){0,2}?(?:datasets?|benchmarks?|"
+    r"models?|llms?|baselines?|kernels?|architectures?|backbones?|tasks?|languages?|gpus?|"
+    r"hardware|metrics?|competitors?)\b",
+    re.I,
+)
+
+
+def asks_for_names(question: str) -> bool:
+    """The question asks which datasets, models, baselines ... (the answer names them)."""
+    return bool(_NAMES_ASKED.search(question)) and not asks_to_find(question)
+
+
+def asks_to_find(question: str) -> bool:
+    """The question asks which paper does something (so presumes that one does)."""
+    return bool(_FIND.search(question))
+
+
+def compares(question: str) -> bool:
+    return bool(_COMPARE.search(question))
+
+
+def asks_number(question: str) -> bool:
+    return bool(_NUMERIC.search(question))
+
+
+ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS
+PREMISE_COVERAGE_MIN = 0.75  # share of a question's terms one abstract must have
+
+# Words an abstract may say differently: each group is one term.
+_SAME = [
+    "defend defense defence defenses defences defending",
+    "llm llms language",
+    "image images visual",
+    "attack attacks adversarial",
+    "rl reinforcement",
+    "gnn gnns graph",
+    "neural network networks",
+    "deep depth",
+]
+
+
+def _groups() -> dict[str, str]:
+    canon: dict[str, str] = {}
+    for group in _SAME:
+        stems = tokenize(group)
+        for s in stems:
+            canon.setdefault(s, stems[0])
+    return canon
+
+
+_CANON = _groups()
+
+
+def terms(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
+    """The stems a question is about, in order, without asking words, years or venues."""
+    skip = ASKING_STEMS | set(tokenize(" ".join(extra_asking)))
+    text = re.sub(r"\b(19|20)\d\d\b", " ", question)
+    return list(dict.fromkeys(s for s in tokenize(text) if s not in skip))
+
+
+def missing(question_terms: list[str], abstract: Abstract) -> list[str]:
+    """The question's terms the abstract (title included) does not have."""
+    have = {_CANON.get(s, s) for s in abstract.stems} | abstract.stems
+    return [t for t in question_terms if t not in abstract.stems and _CANON.get(t, t) not in have]
+
+
+def named_phrases(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
+    """The names a question uses, whole ("UK Biobank", "Layer Normalization", "RNA",
+    "text-to-video"): an abstract about what the question presumes has every one of them."""
+    skip = {w.lower() for w in extra_asking}
+    names = {n.lower() for n in names_in(question)} - skip
+    found: list[str] = []
+    run: list[str] = []
+    for word in [*re.findall(r"[\w²³'-]+|[^\w\s]", question), "."]:
+        if word.lower().removesuffix("'s") in names:
+            run.append(word.removesuffix("'s"))
+            continue
+        if run:
+            found.append(" ".join(run))
+        run = []
+    found += re.findall(r"\b[a-z]+(?:-[a-z]+){2,}\b", question)  # "text-to-video"
+    return [p for p in dict.fromkeys(found) if not set(tokenize(p)) <= ASKING_STEMS]
+
+
+def has_phrase(abstract: Abstract, phrase: str) -> bool:
+    flat = re.sub(r"[\s-]+", " ", abstract.text_lower)
+    return re.sub(r"[\s-]+", " ", phrase.lower()) in flat
+
+
+def shortfall(question_terms: list[str], lacking: list[str]) -> bool:
+    """Too little of the question in an abstract: more than a quarter of its terms."""
+    return bool(question_terms) and len(lacking) / len(question_terms) > 1 - PREMISE_COVERAGE_MIN
+
+
+def alternatives(question: str) -> list[str]:
+    """The words a question offers as alternatives ("Neural ODEs or flow matching"): an
+    abstract needs only one side."""
+    if " or " not in question:
+        return []
+    left, _, right = question.partition(" or ")
+    return tokenize(" ".join(left.split()[-2:]) + " " + " ".join(right.split()[:3]))
+
+
+@dataclass(frozen=True)
+class Premise:
+    """How well the best retrieved abstract covers what the question is about."""
+
+    terms: tuple[str, ...]
+    missing: tuple[str, ...]  # the best abstract's missing terms
+    holds: bool
+
+
+def premise(
+    question: str, question_terms: list[str], abstracts: Iterable[Abstract], required: list[str]
+) -> Premise:
+    """The premise as the abstract that covers most of the question's terms sees it: it
+    holds when one abstract has the question's names and three quarters of its terms."""
+    best: list[str] | None = None
+    holds = False
+    either = set(alternatives(question))
+    for abstract in abstracts:
+        lacking = missing(question_terms, abstract)
+        if either - set(lacking):  # one alternative is there: the others are not needed
+            lacking = [t for t in lacking if t not in either]
+        has_names = all(has_phrase(abstract, p) for p in required)
+        holds = holds or (has_names and not shortfall(question_terms, lacking))
+        if best is None or len(lacking) < len(best):
+            best = lacking
+    lacking = best if best is not None else question_terms
+    return Premise(tuple(question_terms), tuple(lacking), holds)
+
+
+def surface(question: str, stems: Iterable[str]) -> list[str]:
+    """The question's own words behind some stems ("gpu" -> "GPUs")."""
+    words = re.findall(r"(?u)\b[\w-]{2,}\b", question)
+    by_stem: dict[str, str] = {}
+    for w in words:
+        for s in tokenize(w.replace("-", " ")):
+            by_stem.setdefault(s, w)
+    return [by_stem.get(s, s) for s in stems]

@@ -1,0 +1,428 @@
+"""Is a statement stated by the abstract it cites? The check every answer passes through.
+
+answer text -> statements (each with the source numbers it cites) -> each statement checked
+against its cited abstracts -> kept, with the abstract sentence it rests on, or removed, with
+the reason. A statement its cited abstract does not support, but another source does, is
+moved to that source.
+
+A statement stands only when every one of these holds for one cited abstract (title
+included):
+- every number in it (digits or number words) is in the abstract;
+- every name in it (acronyms, method and dataset names, capitalised words mid-sentence) is;
+- every word inside parentheses is (an acronym's expansion is the abstract's, not invented);
+- every other content word is, but for a few generic reporting words ("proposes", "method");
+- one abstract sentence is close to it in meaning (cosine >= ``SIMILARITY_MIN``).
+Word checks compare stems, so "merges" matches "merging". The thresholds are calibrated on
+``eval/statements/labelled.jsonl`` by ``python eval/check_statements.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .chunking import split_sentences
+from .retrieve import tokenize
+
+SIMILARITY_MIN = 0.5  # cosine between a statement and its closest abstract sentence
+# A paraphrase may use a word or two its abstract does not, only when it is close in meaning
+# to one abstract sentence: (cosine at least, words allowed).
+PARAPHRASE_ALLOWANCE = ((0.7, 1), (0.8, 2))
+
+MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
+# a number alone ("6.2", "28,000", "28k", "2x"), or inside a name ("CIFAR-100")
+_NUMBER = re.compile(
+    r"(?<![\w.-])(\d+(?:[.,]\d+)*)(?=[kKMBx×]?(?!\w))|(?<=[A-Za-z-])(\d+(?:\.\d+)?)\b"
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_NAME = re.compile(r"(?<![\w$\\])([A-Za-z][\w²³⁺-]*[A-Z0-9²³][\w²³⁺-]*|[A-Z][a-z]+)(?![\w])")
+_PARENTHESES = re.compile(r"\(([^()]{3,})\)")
+# Words that carry no claim of their own: function words (scikit-learn's English list less
+# the words that do claim something: "first", "all", "only", "not", "more", ...) and the
+# words an answer uses to report what a paper says. Their absence from an abstract says
+# nothing. Stemmed like the abstract's words before use.
+_GENERIC = (
+    "about above across after afterwards again against almost alone along already also "
+    "although am among amongst an and another any anyhow anyone anything anyway anywhere "
+    "are around as at back be became because become becomes becoming been before beforehand "
+    "behind being below beside besides between beyond both but by can could do done down due "
+    "during each eg either else elsewhere enough etc even ever everyone everything "
+    "everywhere for former formerly from further get give go had has have he hence her here "
+    "hereafter hereby herein hereupon hers herself him himself his how however ie if in "
+    "indeed into is it its itself keep latter latterly made many may me meanwhile might mine "
+    "moreover mostly much must my myself namely neither nevertheless next nor now of off "
+    "often on once onto or other others otherwise our ours ourselves out over own part per "
+    "perhaps put rather re same see seem seemed seeming seems several she should since so "
+    "some somehow someone something sometime sometimes somewhere still such than that the "
+    "their them themselves then thence there thereafter thereby therefore therein thereupon "
+    "these they this those though through throughout thru thus to together too toward "
+    "towards under until up upon us very via was we well were what whatever when whence "
+    "whenever where whereafter whereas whereby wherein whereupon wherever whether which while "
+    "whither who whoever whole whom whose why will with within would yet you your "
+    "paper papers work works study studies studied method methods approach approaches "
+    "framework technique model models propose proposes proposed present presents presented "
+    "introduce introduces introduced use uses used using show shows shown showed demonstrate "
+    "demonstrates report reports reported achieve achieves achieved describe describes "
+    "develop develops address addresses tackle tackles focus focuses aim aims author authors "
+    "new novel called named source sources abstract specifically particular specific yes "
+    "argue argues find finds found note notes give gives build builds rely relies come comes "
+    "contain contains test tested evaluate evaluated evaluation measure measures add adds "
+    "point points provide provides offer offers obtain obtains reach reaches perform "
+    "performs apply applies employ employs leverage leverages allow allows enable enables "
+    "help helps make makes lead leads result results mean means resulting called known "
+    "respectively overall additionally furthermore"
+)
+_LEAD_IN_WORDS = {"yes", "no", "however", "additionally", "furthermore", "moreover", "also"}
+_BOILERPLATE = re.compile(
+    r"\b(code|implementation|data(?:set)?s?|models?) (?:is|are) (?:publicly |made )?available|"
+    r"github\.com|\\url\{|https?://",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of an answer, without its markers, and the sources it cites."""
+
+    text: str
+    cites: tuple[int, ...]
+    line: int  # which line of the answer it is on (lists keep their shape)
+    bullet: str = ""  # the list marker it started with ("- "), if any
+
+
+@dataclass(frozen=True)
+class Abstract:
+    """A source's abstract prepared for checking: its sentences, vectors and words."""
+
+    number: int
+    title: str
+    sentences: tuple[str, ...]
+    vectors: np.ndarray
+    stems: frozenset[str] = field(default_factory=frozenset)
+    numbers: frozenset[str] = field(default_factory=frozenset)
+    text_lower: str = ""
+
+    @property
+    def name(self) -> str:
+        """The method name the title starts with ("OPIC" of "OPIC: evolutionary ...")."""
+        head = re.split(r"\s*[:(]", self.title, maxsplit=1)[0].strip()
+        return head if len(head.split()) <= 2 else ""
+
+    @classmethod
+    def of(cls, number: int, title: str, abstract: str, vectors: np.ndarray) -> Abstract:
+        text = plain(f"{title}. {abstract}")
+        return cls(
+            number=number,
+            title=title,
+            sentences=tuple(split_sentences(abstract) or [abstract]),
+            vectors=vectors,
+            stems=frozenset(tokenize(text)) | frozenset(_word_stems(text)),
+            numbers=frozenset(numbers_in(text)),
+            text_lower=_flat(text),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the check decided for a statement."""
+
+    statement: Statement
+    sources: tuple[int, ...]  # the sources that support it (none: removed)
+    sentences: tuple[str, ...] = ()  # the abstract sentence it rests on, per source
+    reason: str = ""  # why it was removed, or "" when kept
+
+    @property
+    def kept(self) -> bool:
+        return bool(self.sources)
+
+
+_LATEX_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm|mathbf|text|url)\{([^{}]*)\}")
+_SUPERSCRIPT = re.compile(r"\$\^\{?([23])\}?\$")
+
+
+def plain(text: str) -> str:
+    """Abstract text without LaTeX markup, as an answer would write it ("R$^3$" -> "R³")."""
+    text = _LATEX_COMMAND.sub(r"\1", text)
+    text = _SUPERSCRIPT.sub(lambda m: "²³"[int(m.group(1)) - 2], text)
+    text = text.replace("\\%", "%").replace("\\&", "&").replace("{+}", "+")
+    return text.replace("$", "")
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower())
+
+
+def _word_stems(text: str) -> list[str]:
+    """Stems of the parts of hyphenated words too ("model-merging" -> model, merg)."""
+    parts = [p for w in re.findall(r"\w+(?:-\w+)+", text) for p in w.split("-")]
+    return tokenize(" ".join(parts)) if parts else []
+
+
+GENERIC_STEMS = frozenset(tokenize(_GENERIC))
+
+
+def numbers_in(text: str, standalone: bool = False) -> list[str]:
+    """Numbers a text states, normalised: "28,000" -> "28000", "six" -> "6"; with
+    ``standalone``, not those inside names ("CIFAR-100", "EMPIAR-10345")."""
+    text = MARKER.sub(" ", text)
+    found = [
+        (a or b).replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", a or b) else (a or b)
+        for a, b in _NUMBER.findall(text)
+        if a or not standalone
+    ]
+    found = [n.rstrip(".,") for n in found]
+    found += [_NUMBER_WORDS[w.lower()] for w in _NUMBER_WORD.findall(text)]
+    return found
+
+
+def names_in(text: str) -> list[str]:
+    """Words that name something: acronyms, method and dataset names, mid-sentence capitals."""
+    text = MARKER.sub(" ", text)
+    names = []
+    for m in _NAME.finditer(text):
+        word = m.group(1).strip("-")
+        start = m.start(1)
+        sentence_start = not text[:start].strip() or text[:start].rstrip()[-1:] in ".:;!?(\"'-"
+        if re.fullmatch(r"[A-Z][a-z]+", word) and sentence_start:
+            continue  # an ordinary word that starts a sentence
+        if word.lower() in _LEAD_IN_WORDS:
+            continue
+        names.append(word)
+    return names
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the words a statement asserts, without the generic reporting words."""
+    return [s for s in tokenize(MARKER.sub(" ", text)) if s not in GENERIC_STEMS]
+
+
+def _has_name(abstract: Abstract, name: str) -> bool:
+    name_lower = plain(name).lower()
+    if name_lower in abstract.text_lower:
+        return True
+    stems = set(tokenize(name_lower))
+    return bool(stems) and stems <= abstract.stems
+
+
+def unsupported(statement: str, abstract: Abstract) -> str:
+    """Why ``abstract`` does not state ``statement`` by words alone, or "" if it may."""
+    statement = plain(statement)
+    for number in dict.fromkeys(numbers_in(statement)):
+        if number not in abstract.numbers:
+            return f"the number {number} is not in the cited abstract"
+    for name in dict.fromkeys(names_in(statement)):
+        if not _has_name(abstract, name):
+            return f'"{name}" is not in the cited abstract'
+    for inner in _PARENTHESES.findall(MARKER.sub(" ", statement)):
+        missing = [w for w in tokenize(inner) if w not in abstract.stems]
+        if missing:
+            return f'"({inner})" is not in the cited abstract'
+    return ""
+
+
+def unstated_words(statement: str, abstract: Abstract) -> list[str]:
+    """The statement's content words (stems) its abstract does not have."""
+    statement = plain(statement)
+    return [s for s in dict.fromkeys(content_stems(statement)) if s not in abstract.stems]
+
+
+def allowed_words(similarity: float) -> int:
+    return max((n for floor, n in PARAPHRASE_ALLOWANCE if similarity >= floor), default=0)
+
+
+def _surface(text: str, stems: list[str]) -> list[str]:
+    """The words of ``text`` behind some stems, for a reason a person can read."""
+    words = re.findall(r"(?u)\b\w\w+\b", MARKER.sub(" ", text))
+    by_stem: dict[str, str] = {}
+    for w in words:
+        for s in tokenize(w):
+            by_stem.setdefault(s, w)
+    return [f'"{by_stem.get(s, s)}"' for s in stems[:3]]
+
+
+_EARLIER = re.compile(
+    r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|"
+    r"state-of-the-art|sota|earlier|recent|most) (\w+ )?(methods?|approaches|works?|"
+    r"techniques|solvers|models|defenses|systems|algorithms|studies|frameworks)\b|"
+    r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b",
+    re.I,
+)
+_OWN = re.compile(r"\b(we|our|this paper|this work|here)\b", re.I)
+# Words that make a claim a neighbouring sentence cannot lend: a statement saying one of
+# them needs it in a sentence close to it, not anywhere in the abstract.
+_CLAIM = re.compile(r"\b(first|always|never|all|every|only|not|no|without|general|any)\b")
+
+
+def about_earlier_work(sentence: str, name: str | None = "") -> bool:
+    """A sentence about what earlier methods do or lack ("Existing methods rely on ..."),
+    not about the paper itself: one that also says "we" or the paper's ``name`` is the
+    paper's (``name=None``: any sentence that names earlier work)."""
+    if not _EARLIER.search(sentence) or name is None:
+        return bool(_EARLIER.search(sentence))
+    own = _OWN.search(sentence) or (name and name.lower() in plain(sentence).lower())
+    return not own
+
+
+def _near(statement: str, vector: np.ndarray, abstract: Abstract, n: int = 2) -> list[str]:
+    """The ``n`` abstract sentences closest to a statement."""
+    order = np.argsort(-(abstract.vectors @ vector))[:n]
+    return [plain(abstract.sentences[int(i)]) for i in order]
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """A sentence about where the code lives, not about the research."""
+    return bool(_BOILERPLATE.search(sentence))
+
+
+def closest_sentence(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[int, float]:
+    """The abstract sentence a statement rests on, and its cosine: one the statement quotes
+    whole, else the closest in meaning (boilerplate only for a statement about code)."""
+    flat = _flat(plain(statement))
+    for i, sentence in enumerate(abstract.sentences):
+        if _flat(plain(sentence)).rstrip(" .") in flat:
+            return i, 1.0
+    sims = abstract.vectors @ vector
+    about_code = is_boilerplate(statement) or "code" in statement.lower()
+    order = [int(i) for i in np.argsort(-sims)]
+    useful = [i for i in order if about_code or not is_boilerplate(abstract.sentences[i])]
+    best = (useful or order)[0]
+    return best, float(sims[best])
+
+
+def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, str]:
+    """(the sentence of ``abstract`` that states ``statement``, "") or ("", why not)."""
+    reason = unsupported(statement, abstract)
+    if reason:
+        return "", reason
+    index, similarity = closest_sentence(statement, vector, abstract)
+    if similarity < SIMILARITY_MIN:
+        return "", "no sentence of the cited abstract states it"
+    extra = unstated_words(statement, abstract)
+    if len(extra) > allowed_words(similarity):
+        words = ", ".join(_surface(statement, extra))
+        return "", f"the cited abstract does not say {words}"
+    sentence = abstract.sentences[index]
+    if about_earlier_work(sentence, abstract.name) and not about_earlier_work(statement, None):
+        return "", "the cited abstract says this of earlier work, not of this paper"
+    claims = _CLAIM.findall(plain(statement).lower())
+    near = " ".join(_near(statement, vector, abstract)).lower()
+    if any(re.search(rf"\b{c}\b", near) is None for c in claims):
+        return "", f'the cited abstract does not say "{claims[0]}"'
+    return sentence, ""
+
+
+def judge(
+    statement: Statement,
+    vector: np.ndarray,
+    abstracts: dict[int, Abstract],
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+) -> Verdict:
+    """Keep a statement that a cited abstract supports; else move it to a source that does;
+    else, for a comparison ("A does X, while B does Y"), keep it when each part is stated by
+    a source; else remove it, saying why (the reason given is the cited source's)."""
+    cited = [abstracts[n] for n in statement.cites if n in abstracts]
+    others = [a for n, a in abstracts.items() if n not in statement.cites]
+    first_reason = ""
+    for abstract in [*cited, *others]:
+        sentence, reason = check(statement.text, vector, abstract)
+        if sentence:
+            return Verdict(statement, (abstract.number,), (sentence,))
+        if abstract in cited and not first_reason:
+            first_reason = reason
+    parts = _CLAUSE.split(statement.text)
+    if embed is not None and len(parts) > 1:
+        found = _each_part(parts, embed(parts), [*cited, *others])
+        if found:
+            numbers, sentences = zip(*found, strict=True)
+            return Verdict(statement, tuple(dict.fromkeys(numbers)), tuple(sentences))
+    if not statement.cites:
+        first_reason = "it cites no source, and no source states it"
+    elif not cited:
+        first_reason = "it cites a source that was not retrieved"
+    return Verdict(statement, (), reason=first_reason)
+
+
+_CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and also)\s+|;\s+|,\s+and\s+(?=[A-Z])")
+
+
+def _each_part(
+    parts: list[str], vectors: np.ndarray, abstracts: list[Abstract]
+) -> list[tuple[int, str]]:
+    """For each part of a compound statement, a source that states it; [] if one has none."""
+    found = []
+    for part, vector in zip(parts, vectors, strict=True):
+        support = next(
+            ((a.number, s) for a in abstracts for s, _ in [check(part, vector, a)] if s), None
+        )
+        if support is None:
+            return []
+        found.append(support)
+    return found
+
+
+def split_statements(text: str) -> list[Statement]:
+    """The answer's sentences with the sources each cites.
+
+    A marker covers its own sentence and the unmarked sentences before it on the same line
+    ("X does A. It reaches B [1]."): small models often cite once per line.
+    """
+    statements: list[Statement] = []
+    for number, line in enumerate(text.splitlines()):
+        bullet, body = split_bullet(line)
+        on_line: list[tuple[str, tuple[int, ...]]] = []
+        pending: list[str] = []
+        for sentence in split_sentences(body):
+            cites = tuple(n for m in MARKER.finditer(sentence) for n in marker_numbers(m.group(1)))
+            clean = strip_markers(sentence)
+            if clean:
+                pending.append(clean)
+            if cites and pending:
+                on_line += [(s, cites) for s in pending]
+                pending = []
+        on_line += [(s, ()) for s in pending]
+        statements += [
+            Statement(s, c, number, bullet if i == 0 else "") for i, (s, c) in enumerate(on_line)
+        ]
+    return statements
+
+
+def split_bullet(line: str) -> tuple[str, str]:
+    """ "- RLER ..." -> ("- ", "RLER ...")"""
+    m = re.match(r"\s*([-*•]|\d+[.)])\s+", line)
+    return ("- ", line[m.end() :].strip()) if m else ("", line.strip())
+
+
+def strip_markers(sentence: str) -> str:
+    return re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", sentence)).strip()
+
+
+def marker_numbers(marker: str) -> list[int]:
+    """ "1, 3-5" -> [1, 3, 4, 5]"""
+    numbers: list[int] = []
+    for part in re.split(r"\s*,\s*", marker):
+        bounds = [int(x) for x in re.split(r"\s*[-–]\s*", part) if x]
+        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
+            numbers.extend(range(bounds[0], bounds[1] + 1))
+        else:
+            numbers.extend(bounds)
+    return numbers
+
+
+def is_lead_in(statement: Statement) -> bool:
+    """A connective with nothing to check: "Two papers match:", "Yes."."""
+    words = content_stems(statement.text)
+    return statement.text.rstrip().endswith(":") and len(words) <= 4 or not words
+
+
+def reasons(verdicts: Sequence[Verdict]) -> list[str]:
+    return [v.reason for v in verdicts if not v.kept]
