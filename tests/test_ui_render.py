@@ -3,6 +3,7 @@ nothing from a paper or a model can put markup or script into the page."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
@@ -18,9 +19,12 @@ from rag import (
     LLMUnavailableError,
     NoIndexError,
     Paper,
+    Removed,
+    Settings,
+    Step,
 )
 from ui import render
-from ui.app import Handlers, filter_kwargs, parse_auth
+from ui.app import Handlers, backend_choices, filter_kwargs, parse_auth
 from ui.render import FileResult, Turn
 
 XSS_TITLE = "<img src=x onerror=alert(1)>Trojan title"
@@ -28,11 +32,17 @@ XSS_ABSTRACT = (
     "<script>alert('abstract')</script> We study galaxy morphology with sparse autoencoders. "
     "The features match expert labels <img src=x onerror=alert(2)> in 91% of cases."
 )
+# LaTeX and Markdown around hostile text: rendering them must not let the text out.
+XSS_MARKUP = (
+    r"Trap$^{<img src=x onerror=alert(5)>}$ and $\text{<script>alert(6)</script>}$, "
+    r"\textbf{<svg onload=alert(7)>}, \url{javascript:alert(8)}, [click](javascript:alert(9)), "
+    r"*<b onclick=alert(10)>em</b>* and [ok](https://x.org/\"onmouseover=alert(11))"
+)
 # The tags this module writes; anything else in the output came from the data.
 OURS = {
-    "a", "article", "aside", "b", "br", "code", "details", "div", "h3", "h4", "header", "h1",
-    "li", "mark", "p", "q", "section", "span", "strong", "summary", "sup", "table", "tbody",
-    "td", "th", "thead", "tr", "ul",
+    "a", "article", "aside", "b", "br", "code", "details", "div", "em", "h3", "h4", "header",
+    "h1", "i", "li", "mark", "p", "q", "section", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
 
 
@@ -94,18 +104,38 @@ def test_model_output_is_escaped_before_citations_are_linked() -> None:
 
 
 def test_everything_the_chat_shows_is_inert() -> None:
-    hostile = paper(XSS_TITLE, abstract=XSS_ABSTRACT)
-    hit = Hit(hostile, 0.5, evidence=(XSS_ABSTRACT,))
+    hostile = paper(XSS_TITLE, abstract=f"{XSS_ABSTRACT} {XSS_MARKUP}.", url="javascript:x()")
+    hit = Hit(hostile, 0.5, evidence=(XSS_ABSTRACT, XSS_MARKUP))
     answer = grounded(
-        f"{XSS_ABSTRACT} [1]",
-        Citation(1, hostile, XSS_ABSTRACT),
-        unsupported_sentences=(XSS_TITLE,),
+        f"{XSS_ABSTRACT} [1]\n- {XSS_MARKUP} [1]",
+        Citation(1, hostile, XSS_MARKUP),
+        removed=(Removed(XSS_TITLE, XSS_ABSTRACT), Removed(XSS_MARKUP, "<b>why</b>")),
         hits=(hit,),
     )
     refused = Answer(text=render.esc("<i>no</i>"), grounded=False, query=XSS_TITLE, hits=(hit,))
     turns = [Turn(XSS_TITLE, answer=answer), Turn("q", answer=refused), Turn(XSS_TITLE)]
     turns += [Turn("q", draft=XSS_ABSTRACT), Turn("q", error=XSS_TITLE)]
-    assert_inert(render.transcript_html(turns))
+    turns += [Turn("q", draft=XSS_MARKUP, stage="reading", hits=(hit,))]
+    out = render.transcript_html(turns)
+    assert_inert(out)
+    assert "&lt;script&gt;alert(6)&lt;/script&gt;" in out  # inside a formula, still text
+    assert 'href="javascript' not in out  # the text may say it; no link goes there
+
+
+def test_math_and_markup_in_answers_and_abstracts_are_rendered() -> None:
+    out = render.markup_html(
+        r"Trap$^{2}$ and R$^3$-Refiner, a $(K{+}1)$-way test ($\rho_{\text{noise}}$), "
+        r"\textit{DensityFlow}, *governance gap*, 6.2\% at \url{https://github.com/x/y}"
+    )
+    assert 'Trap<span class="math"><sup>2</sup></span> and R<span class="math">' in out
+    assert "(<i>K</i>+1)</span>-way" in out
+    assert '<span class="math"><i>ρ</i><sub>noise</sub></span>' in out
+    assert "<em>DensityFlow</em>, <em>governance gap</em>, 6.2%" in out
+    assert '<a href="https://github.com/x/y" target="_blank" rel="noopener noreferrer">' in out
+    assert "$" not in out and "\\" not in out
+    # a citation marker inside an answer still links; one in a link's text does not
+    linked = render.text_html(r"Trap$^{2}$ protects [1].", lambda n: "src-1-1")
+    assert '<sup>2</sup></span> protects <sup class="cite">[<a href="#src-1-1"' in linked
 
 
 def test_library_cells_are_plain_text_and_links_are_http_only() -> None:
@@ -113,10 +143,12 @@ def test_library_cells_are_plain_text_and_links_are_http_only() -> None:
         [
             paper("Named", authors=("A", "B", "C", "D", "E"), url="https://x.org/p"),
             paper(XSS_TITLE, title_derived=True, url="javascript:alert(1)", year=None),
+            paper(r"R$^3$-Refiner and \textit{Trap}$^{2}$"),
         ]
     )
     assert rows[0] == ["Named", "ICML", "2026", "A, B, C, D et al.", "https://x.org/p"]
     assert rows[1] == [f"{XSS_TITLE} (derived title)", "ICML", "", "", ""]
+    assert rows[2][0] == "R³-Refiner and Trap²"  # the table shows text: LaTeX written out
 
 
 # -- citations and sources ---------------------------------------------------------------------
@@ -143,13 +175,58 @@ def test_the_supporting_sentence_is_marked_within_the_abstract() -> None:
     assert "<mark>" not in render.highlight(abstract, "A sentence from elsewhere.")
 
 
-def test_a_card_shows_the_quote_in_context_and_in_the_full_abstract() -> None:
+def visible_text(markup: str) -> str:
+    """The text of ``markup`` as shown before anything is opened: hidden parts left out."""
+    markup = re.sub(r'<span class="more">.*?</span>', "", markup)
+    return re.sub(r"<[^>]+>", "", markup)
+
+
+def test_a_card_shows_the_abstract_once_with_the_quote_marked() -> None:
     p = paper(authors=("Ada Lovelace",), url="https://example.org/df")
     card = render.source_card_html(Citation(2, p, "It constructs robust counterfactuals."), turn=1)
-    assert card.count("<mark>It constructs robust counterfactuals.</mark>") == 2
+    assert card.count("<mark>It constructs robust counterfactuals.</mark>") == 1
+    assert card.count("We propose DensityFlow.") == 1  # short: the whole abstract, once
+    assert "Whole abstract" not in card  # nothing is hidden, so nothing to open
     assert 'href="https://example.org/df"' in card and 'rel="noopener noreferrer"' in card
     assert "ICML 2026 · Ada Lovelace" in card
     assert 'id="src-1-2"' in card
+
+
+def test_a_long_abstract_shows_the_quote_in_context_and_the_rest_on_demand() -> None:
+    sentences = [f"Sentence {i} says something about topic {i}." for i in range(1, 30)]
+    p = paper(abstract=" ".join(sentences))
+    card = render.source_card_html(Citation(1, p, "Sentence 15 says something about topic 15."))
+    assert card.count("Sentence 15 says") == 1 and card.count("<mark>") == 1
+    shown = visible_text(card)
+    assert "Sentence 14 says" in shown and "Sentence 16 says" in shown  # its neighbours
+    assert "Sentence 1 says" not in shown and "Sentence 29 says" not in shown
+    for sentence in sentences:  # ...and every sentence is in the page exactly once
+        assert card.count(sentence.rstrip(".")) == 1, sentence
+    # the toggle comes first in the page so that CSS can show the rest when it is open
+    assert card.index('<details class="whole">') < card.index('<span class="more">')
+
+
+def test_a_readable_quote_is_found_in_its_latex_abstract() -> None:
+    abstract = (
+        "Model hubs make merging easy. To close this gap, we propose Trap$^{2}$, a framework. "
+        "It keeps released weights effective in standalone use."
+    )
+    card = render.source_card_html(Citation(1, paper(abstract=abstract), "we propose Trap²"))
+    assert '<mark>To close this gap, we propose Trap<span class="math"><sup>2</sup>' in card
+
+
+def test_a_paper_without_a_link_gets_a_search_for_it_marked_as_a_search() -> None:
+    derived = paper("OPIC: model merging framework", title_derived=True)
+    card = render.source_card_html(Citation(1, derived, ""))
+    assert "derived title" in card and "search for paper" in card
+    (href,) = [a["href"] for t, a in tags(card) if t == "a"]
+    assert href == render.search_url(derived)
+    assert href.startswith("https://scholar.google.com/scholar?q=OPIC%3A+model+merging")
+    assert "We+propose+DensityFlow." in href  # the abstract's first sentence
+    named = render.search_url(paper("Sparse autoencoders for galaxies"))
+    assert named.endswith("q=%22Sparse+autoencoders+for+galaxies%22")  # the exact title
+    linked = render.source_card_html(Citation(1, paper(url="https://x.org/p")))
+    assert "search for paper" not in linked
 
 
 def test_derived_titles_are_marked_and_given_titles_are_not() -> None:
@@ -174,18 +251,27 @@ def test_a_refusal_says_so_and_lists_the_closest_papers() -> None:
     assert "src-1-" not in out and 'class="cite"' not in out  # nothing is presented as cited
 
 
-def test_checks_show_only_when_there_is_something_to_check() -> None:
+def test_removed_statements_show_as_a_note_that_opens_to_each_and_why() -> None:
     clean = grounded("Claim [1].", Citation(1, paper()))
-    assert "Check these" not in render.answer_html(clean)
+    assert 'class="checks"' not in render.answer_html(clean)
     flagged = grounded(
-        "Claim [1]. Another claim without any source here.",
+        "Claim [1].",
         Citation(1, paper()),
         removed_citations=2,
-        unsupported_sentences=("Another claim without any source here.",),
+        removed=(
+            Removed("It is 8x faster [1].", "the number 8 is in no cited abstract"),
+            Removed("It uses Trap$^{2}$.", "no cited abstract says so"),
+        ),
     )
     out = render.answer_html(flagged)
+    assert (
+        "<details><summary>2 statements removed: not supported by the cited abstracts"
+        "</summary>" in out
+    )
+    assert 'It is 8x faster [1].</span> <span class="reason">— the number 8 is in no' in out
+    assert 'It uses Trap<span class="math"><sup>2</sup>' in out
     assert "2 citation markers naming no retrieved paper were removed." in out
-    assert "<li>Another claim without any source here.</li>" in out
+    assert out.index("</summary>") < out.index("It is 8x faster")  # hidden until opened
 
 
 def test_the_searched_for_line_shows_the_rewritten_query() -> None:
@@ -224,10 +310,30 @@ def test_ingest_results_show_counts_skips_and_errors_per_file() -> None:
     assert "2 added, 1 duplicates, 1 skipped" in out
     assert "good.jsonl:3: no &lt;abstract&gt;" in out
     assert "Not added.</strong> bad.json: not valid JSON (line 1)." in out
+    # the page has a checkbox, not a command-line flag
+    told = render.ingest_results_html(
+        [
+            FileResult(
+                "b.jsonl",
+                error="b.jsonl:7: malformed JSON. Fix the line or pass "
+                "--skip-invalid to skip bad records.",
+            )
+        ]
+    )
+    assert "--skip-invalid" not in told
+    assert "Fix the line or tick “Skip invalid records” to skip bad records." in told
 
 
 def test_header_and_banner() -> None:
     assert "no index yet" in render.header_html(None)
+    full = IndexStats("i", 19, 28, {"ICML": 19}, {2026: 19}, "MiniLM", 256)
+    assert "19 papers · ICML · 2026</div>" in render.header_html(full)
+    mixed = IndexStats("i", 21, 30, {"?": 1, "ICML": 19, "NeurIPS": 1}, {2025: 1, 2026: 19}, "", 0)
+    assert "21 papers · ICML, NeurIPS · 2025–2026 · 1 without venue or year" in (
+        render.header_html(mixed)
+    )
+    apart = IndexStats("i", 22, 30, {"?": 2, "ICML": 20}, {2026: 21}, "", 0)
+    assert "2 without venue, 1 without year" in render.header_html(apart)
     assert render.banner_html("") == ""
     banner = render.banner_html("No index in index_store/. Run `rag ingest PATH` first.")
     assert "Library" in banner and "rag ingest --bundled" in banner
@@ -269,7 +375,7 @@ def test_the_answer_streams_then_is_replaced_by_the_checked_text() -> None:
     assert "Searching the papers" in transcripts[0]
     assert "Draft" in transcripts[1] and "Writing" in transcripts[1]  # the first piece shows
     assert "Checked" in transcripts[-1] and "Draft" not in transcripts[-1]
-    assert "Writing" not in transcripts[-1]
+    assert "Writing" not in transcripts[-1] and "working" not in transcripts[-1]
     assert updates[-1][1] == [Turn("Which paper?", answer=final)]
     assert fake.calls[0] == {
         "question": "Which paper?",
@@ -279,6 +385,21 @@ def test_the_answer_streams_then_is_replaced_by_the_checked_text() -> None:
         "venue": "ICML",
         "year": 2026,
     }
+
+
+def test_each_stage_shows_as_it_starts_and_the_papers_as_soon_as_they_are_found() -> None:
+    found = (Hit(paper("OPIC"), 0.9, evidence=("OPIC merges models.",)), Hit(paper("B"), 0.5))
+    final = grounded("OPIC merges models [1].", Citation(1, paper("OPIC")))
+    events = [Step("searching"), Step("reading", found, "q"), Step("writing", found, "q")]
+    fake = FakeAssistant([*events, "OPIC merges models [1].", final])
+    transcripts = [u[0] for u in run_ask(Handlers(fake), "Model merging?", [])]  # type: ignore[arg-type]
+    searching, reading, writing = transcripts[1:4]
+    assert "Searching the papers…" in searching and "src-card" not in searching
+    assert "Reading 2 papers…" in reading and "Searching" not in reading
+    assert "Reading · 2 papers" in reading and "OPIC merges models." in reading  # the cards
+    assert reading.count('class="src-card near"') == 2
+    assert "Writing the answer" in writing and "Reading 2 papers" not in writing
+    assert "Sources · 1 paper" in transcripts[-1]
 
 
 def test_a_followup_sends_the_earlier_answers_as_history() -> None:
@@ -315,6 +436,19 @@ def test_an_empty_question_changes_nothing() -> None:
         for u in run_ask(Handlers(fake), "  ", [])[0]  # type: ignore[arg-type]
     )
     assert not fake.calls
+
+
+def test_the_backend_menu_offers_only_what_is_configured(monkeypatch: Any) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    plain = Settings.model_validate({})
+    offered, why_not = backend_choices(plain)
+    assert [v for _, v in offered] == ["local", "extractive"]
+    assert "OpenAI-compatible" in why_not and "llm.openai.base_url" in why_not
+    served = plain.with_overrides(**{"llm.openai.base_url": "http://gpu:8000/v1"})
+    offered, why_not = backend_choices(served)
+    assert [v for _, v in offered] == ["local", "openai", "extractive"] and not why_not
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://gpu:8000/v1")
+    assert "openai" in [v for _, v in backend_choices(plain)[0]]
 
 
 def test_options_and_auth() -> None:

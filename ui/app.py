@@ -81,7 +81,7 @@ def backend_choices(settings: Settings) -> tuple[list[tuple[str, str]], str]:
         return [BACKENDS[0], (openai, "openai"), BACKENDS[2]], ""
     return [BACKENDS[0], BACKENDS[2]], (
         "OpenAI-compatible: not offered, no endpoint is configured "
-        "(set llm.openai.base_url or RAG_LLM__OPENAI__BASE_URL, then restart)."
+        "(set `llm.openai.base_url` or `RAG_LLM__OPENAI__BASE_URL`, then restart)."
     )
 
 

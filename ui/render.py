@@ -433,12 +433,12 @@ def _turn_parts(turn: Turn, number: int) -> tuple[str, str]:
 
 def progress_text(turn: Turn) -> str:
     """What an unfinished answer is doing: searching, reading N papers, writing."""
+    if turn.draft or turn.stage == "writing":
+        return "Writing the answer, checking each statement…"
     if turn.stage == "searching":
         return "Searching the papers…"
-    if turn.stage == "reading" and not turn.draft:
-        n = len(turn.hits)
-        return f"Reading {n} paper{'s' if n != 1 else ''}…" if n else "No paper is close enough…"
-    return "Writing the answer, checking each statement…"
+    n = len(turn.hits)
+    return f"Reading {n} paper{'s' if n != 1 else ''}…" if n else "No paper is close enough…"
 
 
 def _progress_parts(turn: Turn) -> tuple[str, str]:

@@ -23,7 +23,9 @@ def theme() -> Any:
 
 
 CSS = """
-.gradio-container { max-width: 1320px !important; margin: 0 auto !important; }
+/* a flex item with auto margins shrinks to its content: the full width, then the cap */
+.gradio-container { width: 100% !important; max-width: 1320px !important;
+  margin: 0 auto !important; }
 .app-header { display: flex; justify-content: space-between; align-items: flex-end;
   gap: 16px; padding: 4px 2px 8px; border-bottom: 1px solid #e2e8f0; }
 .app-header h1 { font-size: 1.45rem; margin: 0; font-weight: 650; color: #0f172a; }
@@ -59,7 +61,7 @@ CSS = """
 .answer ul { margin: 0 0 8px; padding-left: 20px; }
 .answer li { margin-bottom: 6px; }
 .answer-text.draft { color: #475569; }
-.working { color: #64748b; font-size: .88rem; font-style: italic; }
+.working { color: #64748b; font-size: .88rem; font-style: italic; margin-top: 2px; }
 .working::before { content: ""; display: inline-block; width: 8px; height: 8px;
   border-radius: 50%; background: #3b82f6; margin-right: 8px; animation: pulse 1s infinite; }
 @keyframes pulse { 50% { opacity: .25; } }
@@ -69,9 +71,13 @@ sup.cite a:hover { text-decoration: underline; }
 .searched { color: #64748b; font-size: .83rem; margin-top: 8px; }
 .searched q { color: #334155; font-style: italic; }
 .searched .how { white-space: nowrap; }
-.checks { background: #fff7ed; border-left: 3px solid #fb923c; padding: 8px 12px;
-  margin-top: 10px; font-size: .86rem; color: #7c2d12; border-radius: 0 6px 6px 0; }
-.checks p { margin: 4px 0; } .checks ul { margin: 2px 0 4px; padding-left: 18px; }
+.math { font-family: "Latin Modern Math", "STIX Two Math", "Cambria Math", "Times New Roman",
+  serif; font-size: 1.06em; white-space: nowrap; }
+.math sup, .math sub { font-size: .72em; line-height: 0; }
+.checks { margin-top: 8px; font-size: .82rem; color: #64748b; }
+.checks summary { cursor: pointer; }
+.checks p { margin: 2px 0; } .checks ul { margin: 4px 0; padding-left: 18px; }
+.checks li { margin-bottom: 4px; } .checks .reason { color: #94a3b8; }
 .refusal { background: #f1f5f9; border-left: 3px solid #64748b; padding: 10px 12px;
   border-radius: 0 6px 6px 0; color: #334155; }
 .error { background: #fef2f2; border-left: 3px solid #dc2626; padding: 10px 12px;
@@ -87,7 +93,7 @@ sup.cite a:hover { text-decoration: underline; }
 .src-num { flex: none; width: 22px; height: 22px; border-radius: 50%; background: #1d4ed8;
   color: #fff; font-size: .76rem; font-weight: 700; display: flex; align-items: center;
   justify-content: center; margin-top: 1px; }
-.src-body { min-width: 0; flex: 1; }
+.src-body { min-width: 0; flex: 1; display: flex; flex-direction: column; }
 .src-title { font-weight: 620; color: #0f172a; font-size: .93rem; line-height: 1.35; }
 .src-title a { color: #0f172a; text-decoration: none; }
 .src-title a:hover { color: #1d4ed8; text-decoration: underline; }
@@ -96,10 +102,19 @@ sup.cite a:hover { text-decoration: underline; }
   color: #6d28d9; background: #ede9fe; border-radius: 4px; padding: 1px 5px;
   vertical-align: 1px; white-space: nowrap; }
 .src-meta { color: #64748b; font-size: .8rem; margin-top: 2px; }
-.src-excerpt, .src-abstract { font-size: .85rem; color: #475569; line-height: 1.5;
-  margin: 6px 0 2px; overflow-wrap: anywhere; }
+.src-abstract { font-size: .85rem; color: #475569; line-height: 1.5; margin: 6px 0 2px;
+  overflow-wrap: anywhere; }
 .src-card mark { background: #fef08a; color: #1e293b; padding: 0 1px; border-radius: 2px; }
+/* "Whole abstract" comes before the abstract in the page, so that opening it can show the
+   hidden parts (~), and is drawn after it */
+.src-card details.whole { order: 1; }
 .src-card details summary { cursor: pointer; color: #2563eb; font-size: .78rem; }
+.src-abstract .more { display: none; }
+.whole[open] ~ .src-abstract .more { display: inline; }
+.whole[open] ~ .src-abstract .gap { display: none; }
+.src-meta a.find { color: #2563eb; text-decoration: none; white-space: nowrap; }
+.src-meta a.find:hover { text-decoration: underline; }
+.src-meta .ext { font-size: .85em; margin-left: 2px; }
 .muted { color: #94a3b8; font-size: .88rem; }
 
 #composer { align-items: center; background: #fff; border: 1px solid #cbd5e1;
@@ -117,6 +132,7 @@ sup.cite a:hover { text-decoration: underline; }
   vertical-align: top; }
 #library, #library * { font-family: var(--font) !important; }
 #library td { font-size: .88rem; }
+#library th, #library th * { white-space: nowrap; word-break: keep-all; }
 .section-title h3, #library-count h3 { margin: 6px 0 0; font-size: 1rem; color: #0f172a; }
 #new-chat { background: #fff; border: 1px solid #cbd5e1; }
 .ingest-results td.file { font-family: ui-monospace, monospace; font-size: .85rem;
