@@ -3,6 +3,11 @@
 Nothing is written until every source has been read and checked, so bad input leaves the
 index exactly as it was. Chunk ids are deterministic and each chunk records a hash of its
 paper, so a run killed half-way is completed, without duplicates, by running it again.
+
+A source is its file's absolute path: files with the same name in two folders are two
+sources. A paper changes only through its own source: by id, or, for an edited paragraph
+of a text list, at the same place in the same file. An id that another source's paper
+already holds is refused (or skipped) unless ``replace`` says the new files win.
 """
 
 from __future__ import annotations
@@ -34,24 +39,30 @@ class IngestReport:
     unchanged: int = 0
     removed: int = 0
     duplicates: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
     chunks_written: int = 0
     seconds: float = 0.0
     sources: list[str] = field(default_factory=list)
+    replaced: int = 0  # of the updated: edited papers at the same place in the same file
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # values left out: where, what
 
     def summary(self) -> str:
+        replaced = f" ({self.replaced} at the same place in the same file)" if self.replaced else ""
+        n = len(self.dropped)
+        dropped = f", {n} value{'s' if n != 1 else ''} dropped" if n else ""
         return (
-            f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
-            f"{self.removed} removed, {self.duplicates} duplicates, {len(self.skipped)} skipped "
-            f"({self.chunks_written} chunks written in {self.seconds:.1f}s)"
+            f"{self.added} added, {self.updated} updated{replaced}, {self.unchanged} unchanged, "
+            f"{self.removed} removed, {self.duplicates} duplicates, {len(self.skipped)} skipped"
+            f"{dropped} ({self.chunks_written} chunks written in {self.seconds:.1f}s)"
         )
 
 
 @dataclass(frozen=True)
 class SourcedPaper:
     paper: Paper
-    source: str
+    source: str  # the file's absolute path
     position: int
+    where: str = ""  # file and line, as the user named the file
 
     @property
     def content_hash(self) -> str:
@@ -117,9 +128,11 @@ def read_sources(
         )
         report.sources.append(result.source)
         report.skipped.extend(result.skipped)
+        report.dropped.extend(result.dropped)
         report.duplicates += result.duplicates
-        for position, paper in enumerate(result.papers):
-            sourced = SourcedPaper(paper, result.source, position)
+        source = str(Path(path).resolve())
+        for position, (paper, where) in enumerate(zip(result.papers, result.places, strict=True)):
+            sourced = SourcedPaper(paper, source, position, where)
             if paper.paper_id in seen_ids or sourced.abstract_key in seen_abstracts:
                 report.duplicates += 1
                 continue
@@ -152,7 +165,13 @@ def indexed_papers(store: PaperStore) -> dict[str, IndexedPaper]:
 
 
 def plan_changes(
-    papers: list[SourcedPaper], state: dict[str, IndexedPaper], report: IngestReport, prune: bool
+    papers: list[SourcedPaper],
+    state: dict[str, IndexedPaper],
+    report: IngestReport,
+    prune: bool,
+    *,
+    replace: bool = False,
+    skip_invalid: bool = False,
 ) -> Plan:
     """Decide per paper: unchanged, added, updated (in place or replacing), duplicate, removed."""
     plan = Plan()
@@ -163,11 +182,7 @@ def plan_changes(
         pid = sp.paper.paper_id
         old = state.get(pid)
         if old is not None:
-            if old.complete and old.content_hash == sp.content_hash:
-                report.unchanged += 1
-            else:
-                report.updated += 1
-                plan.write.append(sp)
+            _plan_known(sp, old, plan, report, replace=replace, skip_invalid=skip_invalid)
             continue
         twin = by_abstract.get(sp.abstract_key)
         if twin is not None and twin not in plan.delete:
@@ -178,6 +193,7 @@ def plan_changes(
         if replaced is not None and replaced not in new_ids and replaced not in plan.delete:
             plan.delete.add(replaced)  # an edited abstract from the same place in the same file
             report.updated += 1
+            report.replaced += 1
         else:
             report.added += 1
         plan.write.append(sp)
@@ -188,6 +204,34 @@ def plan_changes(
     return plan
 
 
+def _plan_known(
+    sp: SourcedPaper,
+    old: IndexedPaper,
+    plan: Plan,
+    report: IngestReport,
+    *,
+    replace: bool,
+    skip_invalid: bool,
+) -> None:
+    """A paper whose id the index holds: unchanged, updated, a duplicate, or a conflict."""
+    if old.complete and old.content_hash == sp.content_hash:
+        report.unchanged += 1
+    elif old.source == sp.source or replace or not old.complete:
+        report.updated += 1
+        plan.write.append(sp)
+    elif sp.paper.paper_id == sp.abstract_key:
+        report.duplicates += 1  # no id of its own: the same abstract, from another file
+    else:
+        why = f"id {sp.paper.paper_id!r} is already another paper's, from {old.source}"
+        if not skip_invalid:
+            raise InputError(
+                f"{why}. Give this paper its own id, or pass --replace to let these files "
+                "update papers from other files.",
+                sp.where,
+            )
+        report.skipped.append((sp.where, why))
+
+
 def ingest(
     paths: Iterable[Path],
     store: PaperStore,
@@ -195,6 +239,7 @@ def ingest(
     *,
     rebuild: bool = False,
     prune: bool = False,
+    replace: bool = False,
     format: str | None = None,
     venue: str | None = None,
     year: int | None = None,
@@ -213,7 +258,7 @@ def ingest(
         store.drop()
     store.open_for_write(provenance)
     state = indexed_papers(store)
-    plan = plan_changes(papers, state, report, prune)
+    plan = plan_changes(papers, state, report, prune, replace=replace, skip_invalid=skip_invalid)
     if plan.write or plan.delete:
         store.bump_version()  # readers elsewhere reload even if this run is cut short
         store.delete_chunks([cid for pid in plan.delete for cid in state[pid].chunk_ids])

@@ -5,10 +5,15 @@ Formats (``detect_format``): the bundled text list (a first line naming the list
 of objects, JSONL (one object per line) and CSV/TSV with a header. Field names match
 case-insensitively against the aliases in ``FIELDS``.
 
-Problems raise ``InputError`` with the file and line (or record) and what to do. With
-``skip_invalid`` a bad record (no abstract, not an object, malformed JSONL line) is listed in
-``ReadResult.skipped`` instead; file-level problems (unreadable, not UTF-8, empty, malformed
-JSON array, unknown format, CSV without an abstract column) always raise.
+Every record is checked against a schema before anything is written: the abstract is text
+of at most ``LIMITS["abstract"]`` characters, the other text fields are bounded too, a year
+is a whole number from ``YEARS`` (or text naming one), authors and keywords are text or lists
+of it. Problems raise ``InputError`` with the file and line (or record) and what to do. With
+``skip_invalid`` a bad record (no abstract, not an object, malformed JSONL line, a field that
+breaks the schema) is listed in ``ReadResult.skipped`` instead; file-level problems (not a
+regular file, too large, unreadable, not UTF-8, empty, malformed or too deeply nested JSON
+array, unknown format, CSV without an abstract column) always raise. A year written as text
+that names none ("n/a") is dropped from its record and listed in ``ReadResult.dropped``.
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
+import stat
 import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +64,18 @@ _HEADER = re.compile(
     r"(?P<venue>(?:[A-Z][\w&.\-]*\s+)*?[A-Z][\w&.\-]*)\s*(?P<year>(?:19|20)\d\d)(?!\d)"
 )
 _SKIP_HINT = "or pass --skip-invalid to skip bad records"
+# Most characters per field (after runs of white space become one space).
+LIMITS = {
+    "abstract": 20_000,
+    "title": 1_000,
+    "id": 200,
+    "venue": 200,
+    "url": 2_000,
+    "authors": 20_000,
+    "keywords": 5_000,
+}
+YEARS = range(1800, 2200)  # a year outside these is a mistake in the record
+MAX_FILE_BYTES = 2**30
 
 
 @dataclass
@@ -67,6 +86,8 @@ class ReadResult:
     skipped: list[tuple[str, str]]
     source: str
     duplicates: int = 0
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (where, which value and why)
+    places: list[str] = field(default_factory=list)  # where each paper is in the file
 
 
 class _BadRecord(Exception):
@@ -94,6 +115,8 @@ def read_papers(
     abstract repeats an earlier one are counted in ``duplicates`` and dropped.
     """
     path = Path(path)
+    if year is not None and year not in YEARS:
+        raise InputError(f"--year {year} is not a year from {YEARS[0]} to {YEARS[-1]}.")
     text = _read_text(path)
     fmt = _format_name(format) if format else detect_format(path, text=text)
     named = _fill_from_file_name(path)
@@ -142,8 +165,27 @@ def _read_text(path: Path) -> str:
 
 
 def _read_bytes(path: Path) -> bytes:
+    """The file's bytes; only a regular file of at most ``MAX_FILE_BYTES`` is read (a FIFO
+    would block, ``/dev/zero`` never ends)."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without a writer
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError(
+                    f"is not a regular file (a {_file_kind(info.st_mode)}). Save the papers "
+                    "to a .txt, .json, .jsonl or .csv file and pass that.",
+                    str(path),
+                )
+            if info.st_size > MAX_FILE_BYTES:
+                raise InputError(
+                    f"is {info.st_size / 2**30:.1f} GiB; a paper list may have at most "
+                    f"{MAX_FILE_BYTES / 2**30:.0f} GiB. Split it into smaller files.",
+                    str(path),
+                )
+            return f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         problem = "no such file. Check the path."
     except IsADirectoryError:
@@ -153,6 +195,11 @@ def _read_bytes(path: Path) -> bytes:
     except OSError as exc:
         problem = f"cannot be read ({exc.strerror or exc}). Check the file."
     raise InputError(problem, str(path))
+
+
+def _file_kind(mode: int) -> str:
+    kinds = {stat.S_ISFIFO: "FIFO", stat.S_ISCHR: "device", stat.S_ISBLK: "device"}
+    return next((kind for test, kind in kinds.items() if test(mode)), "socket")
 
 
 def _format_name(name: str) -> str:
@@ -227,6 +274,8 @@ def _parse_json(text: str, source: str) -> _Records:
             "must parse as a whole (use JSONL to skip bad lines).",
             f"{source}:{exc.lineno}",
         ) from None
+    except (RecursionError, ValueError) as exc:  # nesting, or a number of 4,300+ digits
+        raise InputError(f"{_json_problem(exc)}. Fix the file.", source) from None
     for number, record in enumerate(_json_records(data, source), start=1):
         yield f"{source} record {number}", record
 
@@ -252,6 +301,14 @@ def _parse_jsonl(text: str, source: str) -> _Records:
             yield f"{source}:{number}", json.loads(line)
         except json.JSONDecodeError as exc:
             yield f"{source}:{number}", _BadRecord(f"malformed JSON ({exc.msg})")
+        except (RecursionError, ValueError) as exc:
+            yield f"{source}:{number}", _BadRecord(_json_problem(exc))
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply (a paper is an object of text, numbers and lists)"
+    return f"unreadable JSON ({' '.join(str(exc).split())[:120]})"
 
 
 def _parse_csv(text: str, source: str) -> _Records:
@@ -309,8 +366,9 @@ def _collect(
     seen_abstracts: set[str] = set()
     seen_ids: dict[str, str] = {}
     for where, record in records:
+        dropped: list[str] = []
         try:
-            paper = _to_paper(record, fill)
+            paper = _to_paper(record, fill, dropped)
             key = normalise_abstract(paper.abstract)
             if key in seen_abstracts:
                 result.duplicates += 1
@@ -323,6 +381,8 @@ def _collect(
             continue
         seen_abstracts.add(key)
         result.papers.append(paper)
+        result.places.append(where)
+        result.dropped.extend((where, what) for what in dropped)
     if not (result.papers or result.skipped or result.duplicates):
         raise InputError("no papers in the file. Pick a file that lists papers.", source)
     return result
@@ -334,25 +394,41 @@ def _check_new_id(paper_id: str, seen_ids: dict[str, str], where: str) -> None:
     seen_ids[paper_id] = where
 
 
-def _to_paper(record: Any, fill: _Fill) -> Paper:
+def _to_paper(record: Any, fill: _Fill, dropped: list[str]) -> Paper:
+    """The paper a record describes, each field checked; what is dropped is added to
+    ``dropped``."""
     if isinstance(record, _BadRecord):
         raise record
     if not isinstance(record, dict):
         raise _BadRecord(f"record is {_kind(record)}, not an object")
     fields = _lowered(record)
-    abstract = _abstract(_lookup(fields, "abstract"))
-    title = _title(_lookup(fields, "title"))
+    abstract = _bounded("abstract", _abstract(_lookup(fields, "abstract")))
+    title = _bounded("title", _title(_lookup(fields, "title")))
+    year = _year(_lookup(fields, "year"), dropped)
     return Paper(
-        paper_id=_paper_id(_lookup(fields, "id"), abstract),
+        paper_id=_bounded("id", _paper_id(_lookup(fields, "id"), abstract)),
         title=title or derive_title(abstract),
         abstract=abstract,
         title_derived=not title,
-        venue=_text(_lookup(fields, "venue")) or fill.venue,
-        year=_year(_lookup(fields, "year")) or fill.year,
-        authors=_authors(_lookup(fields, "authors")),
-        url=_url(fields),
-        keywords=_keywords(_lookup(fields, "keywords")),
+        venue=_bounded("venue", _scalar("venue", _lookup(fields, "venue"))) or fill.venue,
+        year=year if year is not None else fill.year,
+        authors=_bounded_list("authors", _authors(_lookup(fields, "authors"))),
+        url=_bounded("url", _url(fields)),
+        keywords=_bounded_list("keywords", _keywords(_lookup(fields, "keywords"))),
     )
+
+
+def _bounded(name: str, text: str) -> str:
+    limit = LIMITS[name]
+    if len(text) <= limit:
+        return text
+    hint = " (a full text? index the abstract only)" if name == "abstract" else ""
+    raise _BadRecord(f"{name} has {len(text):,} characters, more than {limit:,}{hint}")
+
+
+def _bounded_list(name: str, items: tuple[str, ...]) -> tuple[str, ...]:
+    _bounded(name, "; ".join(items))
+    return items
 
 
 def _lowered(record: dict[Any, Any]) -> dict[str, Any]:
@@ -384,7 +460,16 @@ def _abstract(value: Any) -> str:
 
 
 def _title(value: Any) -> str:
-    return strip_markup(value) if isinstance(value, str) else _text(value)
+    return strip_markup(value) if isinstance(value, str) else _scalar("title", value)
+
+
+def _scalar(name: str, value: Any) -> str:
+    """Text from a string or a number; anything else breaks the schema."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise _BadRecord(f"{name} is {_kind(value)}, not text")
+    return _text(value)
 
 
 def _text(value: Any) -> str:
@@ -392,26 +477,51 @@ def _text(value: Any) -> str:
 
 
 def _paper_id(value: Any, abstract: str) -> str:
-    if isinstance(value, dict | list):
+    if isinstance(value, dict | list | bool):
         raise _BadRecord(f"id is {_kind(value)}, not a string or number")
     return _text(value) or paper_id_for(abstract)
 
 
-def _year(value: Any) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    match = _YEAR.search(value) if isinstance(value, str) else None
-    return int(match.group(1)) if match else None
+def _year(value: Any, dropped: list[str]) -> int | None:
+    """A year from a number or from text that names one ("2019", "May 2019", "2019-05-01").
+
+    Text that names none is dropped (noted in ``dropped``); any other value outside
+    ``YEARS`` breaks the schema: one record must not turn every year filter into an error.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) and not value.strip().isdigit():
+        match = _YEAR.search(value)
+        if match:
+            return int(match.group(1))
+        dropped.append(f"year {_clip(value)!r} names no year, so the paper has none")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _BadRecord(f"year is {_kind(value)}, not a year")
+    if isinstance(value, float) and not value.is_integer():
+        raise _BadRecord(f"year {value} is not a whole number")
+    digits = value.strip() if isinstance(value, str) else ""
+    number = int(digits) if 0 < len(digits) <= 4 else None if digits else int(value)
+    if number not in YEARS:
+        shown = _clip(str(value).strip())
+        raise _BadRecord(f"year {shown} is not a year from {YEARS[0]} to {YEARS[-1]}")
+    return number
+
+
+def _clip(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _authors(value: Any) -> tuple[str, ...]:
     """Names from a list, "A; B; C" or "A, B and C"."""
     if isinstance(value, list):
         return tuple(name for name in (_author_name(item) for item in value) if name)
-    if not isinstance(value, str):
+    if isinstance(value, dict):
+        return tuple(name for name in [_author_name(value)] if name)
+    if value is None:
         return ()
+    if not isinstance(value, str):
+        raise _BadRecord(f"authors is {_kind(value)}, not names")
     separator = r";" if ";" in value else r",\s*(?:and\s+)?|\s+and\s+|\s*&\s*"
     return tuple(name for name in (_text(p) for p in re.split(separator, value)) if name)
 
@@ -419,24 +529,29 @@ def _authors(value: Any) -> tuple[str, ...]:
 def _author_name(item: Any) -> str:
     """A name from a string or an object like {"name": ...} / {"given": ..., "family": ...}."""
     if not isinstance(item, dict):
-        return _text(item)
+        return _scalar("an author", item)
     fields = _lowered(item)
     name = _lookup(fields, "name", ("name", "full_name", "fullname"))
-    return _text(name) or " ".join(_text(fields.get(k)) for k in ("given", "family")).strip()
+    if name is not None:
+        return _scalar("an author's name", name)
+    parts = (_scalar("an author's name", fields.get(k)) for k in ("given", "family"))
+    return " ".join(p for p in parts if p)
 
 
 def _keywords(value: Any) -> tuple[str, ...]:
     if isinstance(value, list):
-        parts = [_text(item) for item in value]
+        parts = [_scalar("a keyword", item) for item in value]
     elif isinstance(value, str):
         parts = [_text(p) for p in value.split(";" if ";" in value else ",")]
-    else:
+    elif value is None:
         parts = []
+    else:
+        raise _BadRecord(f"keywords is {_kind(value)}, not text")
     return tuple(p for p in parts if p)
 
 
 def _url(fields: dict[str, Any]) -> str:
-    url = _text(_lookup(fields, "url"))
+    url = _scalar("url", _lookup(fields, "url"))
     if re.fullmatch(r"10\.\d{4,9}/\S+", url):
         return f"https://doi.org/{url}"  # a bare DOI
     return url

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,11 +51,16 @@ def papers(n: int, prefix: str = "p") -> list[dict]:
 
 
 def snapshot(index_dir: Path, embedder: Embedder) -> dict[str, tuple]:
-    """Everything in the collection: ids with their text and metadata, and its metadata."""
+    """Everything in the collection: chunk ids with their text, metadata and vector, and the
+    collection's metadata."""
     store = PaperStore(make_assistant(index_dir, embedder).settings.store)
     if not store.exists():
         return {}
-    chunks = {c.chunk_id: (c.text, tuple(sorted(c.meta.items()))) for c in store.iter_chunks()}
+    chunks = {
+        c.chunk_id: (c.text, tuple(sorted(c.meta.items())), c.vector.tobytes())
+        for c in store.iter_chunks(with_vectors=True)
+        if c.vector is not None
+    }
     return {
         "chunks": tuple(sorted(chunks.items())),
         "meta": tuple(sorted(store.metadata().items())),
@@ -128,7 +135,8 @@ def test_edited_text_paragraph_replaces_its_old_version(tmp_path: Path, embedder
     text[3] = text[3].replace("CryoACE", "CryoACE-2")
     source.write_text("\n\n".join(text[:4]), encoding="utf-8")
     report = a.ingest([source])
-    assert (report.added, report.updated, report.unchanged) == (0, 1, 2)
+    assert (report.added, report.updated, report.unchanged, report.replaced) == (0, 1, 2, 1)
+    assert "1 updated (1 at the same place in the same file)" in report.summary()
     assert a.stats().papers == 3
 
 
@@ -151,6 +159,12 @@ BAD_INPUTS = {
     "no_abstract.jsonl": '{"title": "only a title"}\n',
     "latin1.csv": "title,abstract\nCaf\xe9,r\xe9sum\xe9 of things\n",
     "not_papers.csv": "name,age\nbob,3\n",
+    "nested.json": "[" * 100_000 + "]" * 100_000,
+    "huge_year.jsonl": '{"abstract": "A paper from the far future.", "year": 99999999999999999999}',
+    "list_year.jsonl": '{"abstract": "A paper with a list for a year.", "year": [2020]}',
+    "bool_year.jsonl": '{"abstract": "A paper with a boolean year.", "year": true}',
+    "long_abstract.jsonl": json.dumps({"abstract": "word " * 5_000}),
+    "object_title.jsonl": '{"abstract": "A paper whose title is an object.", "title": {"a": 1}}',
 }
 
 
@@ -169,6 +183,124 @@ def test_bad_input_leaves_the_index_exactly_as_it_was(tmp_path: Path, embedder, 
         a.ingest([extra, bad], rebuild=name == "broken.json")
     assert name in str(err.value) and "\n" not in str(err.value)
     assert snapshot(tmp_path / "idx", embedder) == before
+
+
+def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path: Path, embedder) -> None:
+    a = make_assistant(tmp_path / "idx", embedder)
+    a.ingest([write_jsonl(tmp_path / "good.jsonl", papers(2))])
+    before = snapshot(tmp_path / "idx", embedder)
+    fifo = tmp_path / "papers.jsonl"
+    os.mkfifo(fifo)  # opening it to read would wait for a writer forever
+    for path, kind in ((fifo, "FIFO"), (Path("/dev/zero"), "device")):
+        with pytest.raises(InputError, match=f"not a regular file \\(a {kind}\\)"):
+            a.ingest([path])
+    assert snapshot(tmp_path / "idx", embedder) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "skip_invalid"),
+    [
+        ("deep.json", "[" * 100_000 + "]" * 100_000, True),
+        ("deep.jsonl", "[" * 100_000 + "]" * 100_000, False),
+        ("fifo.jsonl", None, True),
+        ("zero.jsonl", "/dev/zero", False),
+        ("year.jsonl", '{"abstract": "Far future.", "year": 99999999999999999999}', False),
+    ],
+)
+def test_cli_refuses_bad_files_in_one_line(
+    tmp_path: Path, bundled_index: Path, name: str, content: str | None, skip_invalid: bool
+) -> None:
+    index = tmp_path / "idx"
+    shutil.copytree(bundled_index, index)
+    bad = tmp_path / name
+    if content is None:
+        os.mkfifo(bad)
+    elif content == "/dev/zero":
+        bad = Path(content)
+    else:
+        bad.write_text(content)
+    cmd = [sys.executable, "-m", "rag.cli", "ingest", str(bad), "--index-dir", str(index)]
+    files_before = sorted((p.name, p.stat().st_size) for p in index.rglob("*") if p.is_file())
+    result = subprocess.run(
+        cmd + (["--skip-invalid"] if skip_invalid else []),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert str(bad) in result.stderr
+    files_after = sorted((p.name, p.stat().st_size) for p in index.rglob("*") if p.is_file())
+    assert files_after == files_before
+
+
+def test_files_with_the_same_name_in_two_folders_are_two_sources(tmp_path: Path) -> None:
+    index = ["--index-dir", str(tmp_path / "idx")]
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        records = [{k: v for k, v in r.items() if k != "id"} for r in papers(3, prefix=folder)]
+        for r in records:  # same places in the file, different papers
+            r["abstract"] = f"Folder {folder}: " + r["abstract"]
+        write_jsonl(tmp_path / folder / "papers.jsonl", records)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "rag.cli", "ingest", "papers.jsonl", *index],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path / folder,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        for folder in ("a", "b")
+    ]
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr
+    assert "3 added, 0 updated" in runs[1].stdout
+    stats = subprocess.run(
+        [sys.executable, "-m", "rag.cli", "stats", *index], capture_output=True, text=True, cwd=ROOT
+    )
+    assert "papers:   6" in stats.stdout
+
+
+def test_an_id_from_another_file_is_refused_unless_replace(tmp_path: Path, embedder) -> None:
+    a = make_assistant(tmp_path / "idx", embedder)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    a.ingest([write_jsonl(tmp_path / "a" / "papers.jsonl", papers(3))])
+    before = snapshot(tmp_path / "idx", embedder)
+    other = papers(3)
+    other[1]["abstract"] = "We study robotics with a wholly different method and data."
+    theirs = write_jsonl(tmp_path / "b" / "papers.jsonl", other)
+    with pytest.raises(InputError, match=r"b/papers.jsonl:2: id 'p1' is already another paper"):
+        a.ingest([theirs])
+    assert snapshot(tmp_path / "idx", embedder) == before
+    skipped = a.ingest([theirs], skip_invalid=True)
+    assert (skipped.unchanged, len(skipped.skipped)) == (2, 1)
+    assert snapshot(tmp_path / "idx", embedder) == before
+    replaced = a.ingest([theirs], replace=True)
+    assert (replaced.updated, replaced.unchanged) == (1, 2)
+    assert "wholly different" in a.search("robotics wholly different method", 1)[0].paper.abstract
+
+
+def test_a_bad_year_is_refused_and_filtered_questions_keep_working(
+    tmp_path: Path, embedder
+) -> None:
+    a = make_assistant(tmp_path / "idx", embedder)
+    a.ingest([BUNDLED])
+    source = tmp_path / "years.jsonl"
+    source.write_text(
+        '{"id": "far", "abstract": "Model merging in the far future.", '
+        '"year": 99999999999999999999}\n'
+        '{"id": "na", "abstract": "Model merging without a date.", "year": "n/a", '
+        '"venue": "ICML"}\n'
+    )
+    with pytest.raises(InputError, match="years.jsonl:1: year 99999999999999999999 is not a year"):
+        a.ingest([source])
+    report = a.ingest([source], skip_invalid=True)
+    assert (report.added, [w for w, _ in report.skipped]) == (1, [f"{source}:1"])
+    assert report.dropped == [(f"{source}:2", "year 'n/a' names no year, so the paper has none")]
+    assert a.search("model merging", 5, year=2026)
+    answer = a.ask("Which ICML 2026 papers tackle model merging?")
+    assert answer.grounded and "na" not in [c.paper.paper_id for c in answer.citations]
 
 
 def test_cli_reports_bad_input_in_one_line_with_exit_1(tmp_path: Path) -> None:
@@ -220,3 +352,37 @@ def test_a_killed_ingest_leaves_an_index_that_a_rerun_completes(tmp_path: Path, 
     assert len(ids) == len(set(ids))
     assert a.stats().papers == 1500
     assert a.ingest([source]).unchanged == 1500
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 300 KiB tmpfs: too small for the bundled index (needs root to mount)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small tmpfs needs root")
+    mount = ["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(disk)]
+    mounted = subprocess.run(mount, capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_full_disk_is_one_line_and_a_rerun_completes(small_disk: Path, embedder) -> None:
+    index = small_disk / "idx"
+    cmd = [sys.executable, "-m", "rag.cli", "ingest", str(BUNDLED), "--index-dir", str(index)]
+    full = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert full.returncode == 1
+    assert full.stderr.startswith("error: ") and full.stderr.count("\n") == 1, full.stderr
+    assert "is full" in full.stderr and "run the same command again" in full.stderr
+
+    subprocess.run(["mount", "-o", "remount,size=16m", str(small_disk)], check=True)
+    rerun = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    a = make_assistant(index, embedder)
+    ids = [c.chunk_id for c in a.store.iter_chunks(with_documents=False)]
+    assert len(ids) == len(set(ids)) and a.stats().papers == 19
+    assert a.ingest([BUNDLED]).unchanged == 19
