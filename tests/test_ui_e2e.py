@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from rag import Assistant, Step
 from rag.embedder import Embedder
 from tests.conftest import make_assistant
 from ui.app import serve
@@ -58,13 +60,22 @@ HOSTILE = {
     "url": "javascript:alert(4)",
 }
 
-# Records whether an in-progress turn was ever on screen (it may last only a moment).
+# Records whether an in-progress turn was ever on screen (it may last only a moment), the
+# stages it showed, and how wide the page was meanwhile.
 WATCH_PROGRESS = """
 window.sawProgress = false;
+window.stages = [];
+window.widths = [];
 new MutationObserver(() => {
-  if (document.querySelector('.turn .working')) window.sawProgress = true;
+  const working = document.querySelector('.turn .working');
+  if (!working) return;
+  window.sawProgress = true;
+  const stage = working.dataset.stage;
+  if (window.stages[window.stages.length - 1] !== stage) window.stages.push(stage);
+  window.widths.push(document.querySelector('.gradio-container').offsetWidth);
 }).observe(document.body, {childList: true, subtree: true});
 """
+PAGE_WIDTH = "document.querySelector('.gradio-container').offsetWidth"
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +96,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class SlowReader(Assistant):
+    """The real assistant, pausing once the papers are found, so that the page can be seen
+    while an answer is on its way (as it is while a local model writes)."""
+
+    def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for event in super().stream(*args, **kwargs):
+            yield event
+            if isinstance(event, Step) and event.stage == "reading":
+                time.sleep(2)
+
+
 @contextmanager
-def running(index_dir: Path, embedder: Embedder) -> Iterator[str]:
+def running(
+    index_dir: Path, embedder: Embedder, assistant: Assistant | None = None
+) -> Iterator[str]:
     """The web chat served on a free loopback port; its URL."""
     port = free_port()
-    demo = serve(make_assistant(index_dir, embedder), host="127.0.0.1", port=port, block=False)
+    assistant = assistant or make_assistant(index_dir, embedder)
+    demo = serve(assistant, host="127.0.0.1", port=port, block=False)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
@@ -146,8 +171,11 @@ def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
     tab = Page(browser, app_url)
     page = tab.page
     page.evaluate(WATCH_PROGRESS)
+    empty_width = page.evaluate(PAGE_WIDTH)
     tab.ask("Which papers tackle model merging?", turn=1)
     assert page.evaluate("window.sawProgress")  # "Searching…" showed before the answer
+    # the page keeps its width while an answer comes (it used to shrink to the content)
+    assert set(page.evaluate("window.widths")) == {empty_width} == {page.evaluate(PAGE_WIDTH)}
     assert not page.locator("#examples").is_visible()  # examples only on an empty chat
 
     link = page.locator("#turn-1 sup.cite a").first
@@ -159,6 +187,20 @@ def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
     link.click()
     assert page.evaluate("location.hash") == "#src-1-1"  # a jump within the page, no reload
     assert page.locator("#turn-1").is_visible()
+
+    # the bundled papers have no link: each card offers a search, marked as one
+    find = card.locator("a.find")
+    assert find.inner_text().startswith("search for paper")
+    assert (find.get_attribute("href") or "").startswith("https://scholar.google.com/scholar?q=")
+    # each abstract shows once; "Whole abstract" shows the rest, with its math rendered
+    for toggle in page.locator("#turn-1 details.whole summary").all():
+        toggle.click()
+    cards = page.locator("#turn-1 .sources")
+    assert cards.locator(".src-abstract mark").count() == page.locator("#turn-1 .src-card").count()
+    assert cards.locator(".math").count() >= 1, "no cited abstract with math (Trap$^{2}$?)"
+    shown = page.inner_text("#turn-1")
+    for raw in ("$", "\\textit", "\\textbf", "{+}", "*governance"):
+        assert raw not in shown, raw
 
     tab.ask("What are its limitations?", turn=2)
     searched = page.inner_text("#turn-2 .searched")
@@ -180,7 +222,37 @@ def test_ask_cite_follow_up(browser: Any, app_url: str) -> None:
     page.click("#new-chat")
     page.wait_for_selector("#turn-1", state="detached")
     assert page.locator("#examples").is_visible()
+
+    # no endpoint is configured here, so the menu does not offer the OpenAI-compatible one
+    page.click("#backend input")
+    options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
+    assert options == ["Local model", "Extractive (no LLM)"], options
+    assert "OpenAI-compatible: not offered" in page.inner_text("#backend")
+    page.keyboard.press("Escape")
     tab.close()
+
+
+def test_each_stage_shows_and_the_papers_before_the_answer(
+    browser: Any, bundled_index: Path, embedder: Embedder
+) -> None:
+    real = make_assistant(bundled_index, embedder)
+    slow = SlowReader(real.settings, real.store, embedder)
+    with running(bundled_index, embedder, slow) as url:
+        tab = Page(browser, url)
+        page = tab.page
+        page.evaluate(WATCH_PROGRESS)
+        width = page.evaluate(PAGE_WIDTH)
+        page.fill("#question textarea", "Which papers tackle model merging?")
+        page.keyboard.press("Enter")
+        reading = page.wait_for_selector("#turn-1 .working[data-stage=reading]")
+        assert "Reading" in reading.inner_text() and "papers" in reading.inner_text()
+        assert page.locator("#turn-1 .sources .src-card").count() >= 1  # before the answer
+        assert "reading ·" in page.inner_text("#turn-1 .aside-title").lower()
+        assert page.evaluate(PAGE_WIDTH) == width
+        page.wait_for_selector("#turn-1[data-done]")
+        assert page.evaluate("window.stages")[:2] == ["searching", "reading"]
+        assert "sources ·" in page.inner_text("#turn-1 .aside-title").lower()
+        tab.close()
 
 
 def test_upload_then_find_and_ask_about_the_new_papers(
@@ -194,7 +266,15 @@ def test_upload_then_find_and_ask_about_the_new_papers(
     page = tab.page
     OUTPUT.mkdir(exist_ok=True)
 
+    chat_width = page.evaluate(PAGE_WIDTH)
     page.get_by_role("tab", name="Library").click()
+    table = page.locator("#library")
+    table.get_by_text("CLASP").first.wait_for()
+    # the library opens at the page's full width, every header on one line
+    assert page.evaluate(PAGE_WIDTH) == chat_width
+    heights = {round(h) for h in table.locator("th").evaluate_all(
+        "cells => cells.map(c => c.getBoundingClientRect().height)")}  # fmt: skip
+    assert len(heights) == 1, heights
     page.set_input_files("#upload input[type=file]", [str(papers), str(broken)])
     page.locator("#upload").get_by_text("broken").wait_for()  # uploaded
     page.click("#add")
@@ -204,9 +284,11 @@ def test_upload_then_find_and_ask_about_the_new_papers(
     assert "broken.json" in text and "Not added." in text  # with the reader's reason
     assert "/tmp" not in text  # files are named as the user knows them
 
-    table = page.locator("#library")
     table.get_by_text("Sparse autoencoders for galaxy morphology").wait_for()
     assert page.locator("#library-count").inner_text().startswith("21 indexed papers")
+    # the header says how many papers the venue and year filters cannot find
+    summary = page.inner_text(".index-summary")
+    assert summary.startswith("21 papers") and "1 without venue or year" in summary, summary
     table.get_by_text("<img src=x onerror=alert(1)>Galaxy cluster lensing").wait_for()
     page.screenshot(path=str(OUTPUT / "ui-library.png"), full_page=True)
 

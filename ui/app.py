@@ -80,8 +80,7 @@ def backend_choices(settings: Settings) -> tuple[list[tuple[str, str]], str]:
         openai = f"OpenAI-compatible ({settings.llm.openai.model})"
         return [BACKENDS[0], (openai, "openai"), BACKENDS[2]], ""
     return [BACKENDS[0], BACKENDS[2]], (
-        "OpenAI-compatible: not offered, no endpoint is configured "
-        "(set `llm.openai.base_url` or `RAG_LLM__OPENAI__BASE_URL`, then restart)."
+        "OpenAI-compatible: not offered until an endpoint is set (llm.openai.base_url)."
     )
 
 

@@ -335,7 +335,7 @@ def paper_head_html(paper: Paper) -> str:
     meta = [esc(x) for x in (paper.venue_year, authors_text(paper.authors)) if x]
     if not url:
         meta.append(search_link_html(paper))
-    meta_line = f'<div class="src-meta">{" · ".join(meta)}</div>'
+    meta_line = f'<div class="src-meta">{" · ".join(meta)}</div>' if meta else ""
     return f'<div class="src-title">{title}{badge}</div>{meta_line}'
 
 

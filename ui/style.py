@@ -96,6 +96,7 @@ sup.cite a:hover { text-decoration: underline; }
 .src-body { min-width: 0; flex: 1; display: flex; flex-direction: column; }
 .src-title { font-weight: 620; color: #0f172a; font-size: .93rem; line-height: 1.35; }
 .src-title a { color: #0f172a; text-decoration: none; }
+.src-card a, .answer-text a:not(sup.cite a) { padding: 0 !important; }  /* gradio pads links */
 .src-title a:hover { color: #1d4ed8; text-decoration: underline; }
 .src-title .ext { color: #64748b; font-size: .8em; margin-left: 3px; }
 .badge { display: inline-block; margin-left: 6px; font-size: .68rem; font-weight: 600;
