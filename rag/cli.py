@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `rag stats | head -3`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     finally:
         # the process ends here: exempt what it built from the collector's final passes
         # over the index snapshot (~0.5 s of a one-question run's 3.5 s)
@@ -68,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--auth", help="user:pass required to open the chat")
+    serve.add_argument(
+        "--no-auth", action="store_true", help="serve beyond loopback without a sign-in"
+    )
     _llm_option(serve)
     ev = _command(sub, "eval", store, cmd_eval, "run an evaluation (same as eval/run.py)")
     ev.add_argument("rest", nargs=argparse.REMAINDER, help="options of eval/run.py")
@@ -87,6 +94,11 @@ def _ingest_parser(sub: Any, store: Any) -> None:
     p.add_argument("--bundled", action="store_true", help="ingest the bundled ICML 2026 abstracts")
     p.add_argument("--rebuild", action="store_true", help="drop the index and build it anew")
     p.add_argument("--prune", action="store_true", help="remove papers not in these sources")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="let these files update papers with the same id that came from other files",
+    )
     p.add_argument("--skip-invalid", action="store_true", help="skip bad records, counting them")
     p.add_argument("--format", choices=["text", "json", "jsonl", "csv"])
     p.add_argument("--venue", help="venue for records that lack one")
@@ -138,6 +150,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             paths,
             rebuild=args.rebuild,
             prune=args.prune,
+            replace=args.replace,
             skip_invalid=args.skip_invalid,
             format=args.format,
             venue=args.venue,
@@ -149,6 +162,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"  skipped {where}: {reason}")
     if len(report.skipped) > 20:
         print(f"  ... and {len(report.skipped) - 20} more skipped")
+    for where, what in report.dropped[:20]:
+        print(f"  dropped {where}: {what}")
+    if len(report.dropped) > 20:
+        print(f"  ... and {len(report.dropped) - 20} more dropped")
     return 0
 
 
@@ -213,7 +230,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from ui.app import serve
 
-    serve(_assistant(args), host=args.host, port=args.port, auth=args.auth)
+    serve(_assistant(args), host=args.host, port=args.port, auth=args.auth, no_auth=args.no_auth)
     return 0
 
 
@@ -290,26 +307,51 @@ def _squeezed(text: str) -> str:
     return " ".join(readable(text).split())
 
 
+# The JSON of `--json` and of the web chat's /ask: every text from a paper or a model made
+# safe for whatever renders it (rag.sanitize), as the web page is.
 def paper_json(p: Any) -> dict[str, Any]:
-    return asdict(p)
+    return asdict(_safe_paper(p))
+
+
+def _safe_paper(p: Any) -> Any:
+    from .sanitize import safe_text, safe_url
+
+    return replace(
+        p,
+        title=safe_text(p.title),
+        abstract=safe_text(p.abstract),
+        venue=safe_text(p.venue),
+        authors=tuple(safe_text(a) for a in p.authors),
+        url=safe_url(p.url),
+        keywords=tuple(safe_text(k) for k in p.keywords),
+    )
 
 
 def hit_json(h: Any) -> dict[str, Any]:
-    return {"score": h.score, "evidence": list(h.evidence), "paper": paper_json(h.paper)}
+    from .sanitize import safe_text
+
+    evidence = [safe_text(e) for e in h.evidence]
+    return {"score": h.score, "evidence": evidence, "paper": paper_json(h.paper)}
 
 
 def answer_json(a: Any) -> dict[str, Any]:
+    from .sanitize import safe_text
+
+    citations = [
+        replace(c, paper=_safe_paper(c.paper), quote=safe_text(c.quote)) for c in a.citations
+    ]
     return {
-        "text": a.text,
+        "text": safe_text(a.text),
         "grounded": a.grounded,
-        "query": a.query,
+        "query": safe_text(a.query),
         "citations": [
-            {"number": c.number, "quote": c.quote, "paper": paper_json(c.paper)}
-            for c in a.citations
+            {"number": c.number, "quote": c.quote, "paper": asdict(c.paper)} for c in citations
         ],
-        "references": a.references,
+        "references": replace(a, citations=tuple(citations)).references,
         "removed_citations": a.removed_citations,
-        "removed": [{"statement": r.statement, "reason": r.reason} for r in a.removed],
+        "removed": [
+            {"statement": safe_text(r.statement), "reason": safe_text(r.reason)} for r in a.removed
+        ],
         "coverage": a.coverage,
         "backend": a.backend,
         "timings": a.timings,

@@ -7,9 +7,11 @@ module (and the CLI that names it) stays fast. Rendering lives in ``ui.render``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -18,7 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
 from rag.cli import answer_json
@@ -270,6 +272,7 @@ class Handlers:
         try:
             report = self.assistant.ingest([path], skip_invalid=skip_invalid, progress=embedded)
             report.skipped = [(_name_only(w, path), why) for w, why in report.skipped]
+            report.dropped = [(_name_only(w, path), what) for w, what in report.dropped]
             return FileResult(name, report)
         except RagError as exc:
             return FileResult(name, error=_name_only(str(exc), path))
@@ -298,13 +301,15 @@ def _keep(value: str | None, choices: list[tuple[str, str]]) -> str:
 
 
 def _stable_copy(upload: Path) -> Path:
-    """The upload under a path that depends only on its name.
+    """The upload under a folder named by its content.
 
-    Gradio stores each upload under a folder named by its content hash; the index records
-    the source path, and an edited file must be recognised as the same source.
+    The index records each paper's source path: two uploads with the same name (two users'
+    ``papers.jsonl``) are two sources, so one never replaces the other's papers, and the
+    same file uploaded again is the same source, so nothing changes.
     """
-    _UPLOADS.mkdir(parents=True, exist_ok=True)
-    target = _UPLOADS / upload.name
+    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:16]
+    target = _UPLOADS / digest / upload.name
+    target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(upload, target)
     return target
 
@@ -507,24 +512,28 @@ def serve(
     auth: str | None = None,
     *,
     block: bool = True,
+    no_auth: bool = False,
 ) -> gr.Blocks:
     """Serve the web chat (defaults from ``assistant.settings.serve``) and print its address.
 
     No share link, no analytics. ``block=False`` returns the running app (``.close()`` it).
+    Off loopback a sign-in is required unless ``no_auth`` (see ``ui.auth``).
     """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from . import style
+    from .auth import LoginGuard, check_exposure
 
     settings = assistant.settings.serve
     host, port = host or settings.host, port or settings.port
     credentials = parse_auth(auth or settings.auth)
+    warning = check_exposure(host, credentials, no_auth)
     demo = build_app(assistant)
     demo.queue(default_concurrency_limit=settings.concurrency)
     try:
         demo.launch(
             server_name=host,
             server_port=port,
-            auth=credentials,
+            auth=cast(Any, LoginGuard(*credentials).check) if credentials else None,
             share=False,
             inbrowser=False,
             prevent_thread_lock=True,
@@ -541,6 +550,8 @@ def serve(
         raise ConfigError(f"Cannot serve on {host}:{port} ({exc}). Pass another --port.") from exc
     signin = " (sign-in required)" if credentials else ""
     print(f"Web chat on http://{host}:{port}{signin}", flush=True)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     if block:
         demo.block_thread()
     return demo

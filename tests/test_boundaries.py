@@ -1,0 +1,252 @@
+"""What crosses the product's edges: the web chat's door, uploads, JSON answers, pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from rag import Answer, Citation, ConfigError, Hit, Paper
+from rag.cli import answer_json
+from rag.embedder import Embedder
+from ui.app import Handlers, serve
+from ui.auth import LoginGuard, check_exposure, is_loopback
+
+from .conftest import make_assistant
+from .servers import free_port
+
+ROOT = Path(__file__).parent.parent
+
+
+def rag_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "rag.cli", *args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+# -- the door ------------------------------------------------------------------------------
+def test_only_loopback_counts_as_private() -> None:
+    for host in ("127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "::", "192.168.1.5", "example.org", ""):
+        assert not is_loopback(host), host
+
+
+def test_off_loopback_needs_a_sign_in_or_an_explicit_no_auth() -> None:
+    assert check_exposure("127.0.0.1", None, no_auth=False) == ""
+    assert check_exposure("0.0.0.0", ("ada", "s3cret"), no_auth=False) == ""
+    with pytest.raises(ConfigError, match=r"--auth user:pass .* or --no-auth"):
+        check_exposure("0.0.0.0", None, no_auth=False)
+    warning = check_exposure("0.0.0.0", None, no_auth=True)
+    assert warning.startswith("warning:") and "open to anyone" in warning
+
+
+def test_rag_serve_off_loopback_without_auth_refuses_to_start(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = rag_cli("serve", "--host", "0.0.0.0", "--index-dir", str(tmp_path / "idx"))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "--auth" in result.stderr, result.stderr
+    assert time.monotonic() - started < 60  # it stopped before serving anything
+
+
+def attempt(guard: LoginGuard, user: str, password: str) -> bool | int:
+    """True or False, or the HTTP status the sign-in was refused with."""
+    from fastapi import HTTPException
+
+    try:
+        return asyncio.run(guard.check(user, password))
+    except HTTPException as exc:
+        return exc.status_code
+
+
+def test_wrong_passwords_are_slowed_then_locked_out() -> None:
+    guard = LoginGuard("ada", "s3cret", delay=0.05, free_tries=3, lock_s=0.5, max_lock_s=0.8)
+    assert attempt(guard, "ada", "s3cret") is True
+    started = time.monotonic()
+    assert [attempt(guard, "ada", "guess") for _ in range(3)] == [False] * 3
+    assert time.monotonic() - started >= 0.15  # each wrong one waits
+    assert attempt(guard, "ada", "s3cret") == 429  # locked: the right password too
+    time.sleep(0.55)
+    assert attempt(guard, "ada", "s3cret") is True  # the lock ends, and a success resets it
+    assert [attempt(guard, "ada", "guess") for _ in range(3)] == [False] * 3
+    assert attempt(guard, "ada", "guess") == 429
+    assert attempt(guard, "bob", "s3cret") is False  # a wrong name never gets in
+
+
+def test_parallel_guesses_wait_in_line() -> None:
+    guard = LoginGuard("ada", "s3cret", delay=0.1, free_tries=100)
+
+    async def guesses() -> list[bool]:
+        return list(await asyncio.gather(*(guard.check("ada", f"g{i}") for i in range(5))))
+
+    started = time.monotonic()
+    assert asyncio.run(guesses()) == [False] * 5
+    assert time.monotonic() - started >= 0.5
+
+
+def test_the_served_chat_locks_out_a_password_guesser(tmp_path: Path, embedder: Embedder) -> None:
+    port = free_port()
+    demo = serve(
+        make_assistant(tmp_path / "idx", embedder),
+        host="127.0.0.1",
+        port=port,
+        auth="ada:s3cret",
+        block=False,
+    )
+    try:
+        login = f"http://127.0.0.1:{port}/login"
+
+        def sign_in(password: str) -> int:
+            data = {"username": "ada", "password": password}
+            return httpx.post(login, data=data, timeout=30).status_code
+
+        assert sign_in("s3cret") == 200
+        started = time.monotonic()
+        assert [sign_in(f"guess-{i}") for i in range(5)] == [400] * 5
+        assert time.monotonic() - started >= 5  # a second per wrong guess
+        assert sign_in("s3cret") == 429
+        assert httpx.get(f"http://127.0.0.1:{port}/config", timeout=30).status_code == 401
+    finally:
+        demo.close()
+
+
+# -- uploads -------------------------------------------------------------------------------
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def uploads(tmp_path: Path) -> tuple[Path, Path]:
+    """Two users' ``papers.jsonl``: different papers at the same places, no ids."""
+    topics = ("bandits", "protein folding", "speech recognition")
+    return tuple(  # type: ignore[return-value]
+        write_jsonl(
+            tmp_path / user / "papers.jsonl",
+            [
+                {"title": f"{user}'s paper on {t}", "abstract": f"{user} studies {t} anew."}
+                for t in topics
+            ],
+        )
+        for user in ("ada", "bob")
+    )
+
+
+def no_progress(*args: Any, **kwargs: Any) -> None:
+    pass
+
+
+def test_two_uploads_with_the_same_name_keep_both_users_papers(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    assistant = make_assistant(tmp_path / "idx", embedder)
+    handlers = Handlers(assistant)
+    ada, bob = uploads(tmp_path)
+    handlers.ingest([str(ada)], False, no_progress)
+    result = handlers.ingest([str(bob)], False, no_progress)
+    assert "3 added" in result and "updated" not in result
+    assert assistant.stats().papers == 6
+    again = handlers.ingest([str(bob)], False, no_progress)  # the same file once more
+    assert "3 unchanged" in again and assistant.stats().papers == 6
+
+
+# -- answers as JSON -----------------------------------------------------------------------
+HOSTILE = (
+    "We study model merging. ![pixel](https://evil.example/p.png) Merged weights beat "
+    "ensembles [see](javascript:alert(1)). <iframe src=https://evil.example></iframe>"
+    "<svg onload=alert(2)></svg> Merging needs no data."
+)
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append(tag)
+
+
+def assert_inert(value: Any) -> None:
+    """No tag, script URL or remote image anywhere in a JSON value."""
+    text = json.dumps(value, ensure_ascii=False)
+    for needle in ("evil.example", "javascript:", "onload", "<iframe", "<svg"):
+        assert needle not in text, needle
+    parser = _Tags()
+    for string in _strings(value):
+        parser.feed(string)
+    assert parser.found == []
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def test_answer_json_carries_no_active_content() -> None:
+    paper = Paper(
+        "p1",
+        "Merging <img src=x onerror=alert(3)> models",
+        HOSTILE,
+        url="javascript:alert(4)",
+        authors=("Ada <script>alert(5)</script>",),
+    )
+    answer = Answer(
+        text=f"Merging helps [1]. {HOSTILE}",
+        grounded=True,
+        query="model merging",
+        citations=(Citation(1, paper, quote=HOSTILE),),
+        hits=(Hit(paper, 1.0, evidence=(HOSTILE,)),),
+    )
+    data = answer_json(answer)
+    assert_inert(data)
+    assert "Merging helps [1]." in data["text"] and "Merging needs no data." in data["text"]
+    assert data["citations"][0]["paper"]["title"] == "Merging  models"
+    assert data["references"] == "[1] Merging  models"
+
+
+def test_ask_endpoint_and_cli_json_return_no_active_content(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    assistant = make_assistant(tmp_path / "idx", embedder)
+    source = write_jsonl(
+        tmp_path / "hostile.jsonl",
+        [{"id": "merge", "title": "Model Merging <b onclick=alert(1)>", "abstract": HOSTILE}],
+    )
+    assistant.ingest([source])
+    question = "Does model merging beat ensembles?"
+    reply = Handlers(assistant).ask_json(question, backend="extractive")  # what /ask returns
+    assert reply["citations"] and reply["citations"][0]["paper"]["paper_id"] == "merge"
+    assert_inert(reply)
+    cli = rag_cli(
+        "ask", question, "--json", "--llm", "extractive", "--index-dir", str(tmp_path / "idx")
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert_inert(json.loads(cli.stdout))
+
+
+# -- pipes -----------------------------------------------------------------------------------
+def test_a_closed_pipe_ends_the_command_quietly(bundled_index: Path) -> None:
+    cmd = [sys.executable, "-m", "rag.cli", "stats", "--index-dir", str(bundled_index)]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # `| head -0`: the reader is gone before the first line
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141
+    assert stderr == ""
