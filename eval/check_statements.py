@@ -59,7 +59,9 @@ def load(path: Path, embedder: Embedder) -> list[Case]:
             raise SystemExit(f"{row.paper!r} matches {len(matches)} papers")
         p = matches[0]
         sentences = split_sentences(p.abstract) or [p.abstract]
-        abstract = support.Abstract.of(1, p.title, p.abstract, embedder.embed(sentences))
+        abstract = support.Abstract.of(
+            1, p.title, p.abstract, embedder.embed(sentences), embedder.embed
+        )
         cases.append(Case(row, abstract, embedder.embed_query(support.plain(row.statement))))
     return cases
 
@@ -110,7 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {kind:20} {by_kind[kind] - wrong_kind[kind]}/{by_kind[kind]} right")
     if args.sweep:
         print("similarity  allowance             precision  recall  unsupported_kept")
-        allowances = [(), ((0.7, 1),), ((0.6, 1), (0.75, 2)), ((0.7, 1), (0.8, 2)), ((0.65, 1), (0.75, 2), (0.85, 3))]
+        allowances = [
+            (),
+            ((0.7, 1),),
+            ((0.6, 1), (0.75, 2)),
+            ((0.7, 1), (0.8, 2)),
+            ((0.65, 1), (0.75, 2), (0.85, 3)),
+        ]
         for allowance in allowances:
             for sim in (0.4, 0.5, 0.6):
                 support.SIMILARITY_MIN, support.PARAPHRASE_ALLOWANCE = sim, allowance

@@ -72,8 +72,8 @@ class Source:
 
     def render(self) -> str:
         p = self.paper
-        head = f"[{self.number}] {p.title}" + (f" ({p.venue_year})" if p.venue_year else "")
-        return f"{head}\n{plain(' '.join(self.sentences))}"
+        # no venue or year: a small model copies the header into its sentences
+        return f"[{self.number}] {plain(p.title)}\n{plain(' '.join(self.sentences))}"
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,13 @@ def build_sources(
     sources = []
     for n, s in enumerate(chosen, start=1):
         keep = _best_within(list(s.sentences), s.similarities, budget, embedder)
-        abstract = Abstract.of(n, s.hit.paper.title, s.hit.paper.abstract, s.vectors)
+        abstract = Abstract.of(
+            n,
+            s.hit.paper.title,
+            s.hit.paper.abstract,
+            s.vectors,
+            lambda texts: sentence_vectors(embedder, texts),
+        )
         sources.append(Source(n, s.hit, tuple(s.sentences[i] for i in keep), abstract))
     return sources
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rag import Answer, Assistant
+from rag import Answer, Assistant, Step
 
 from .conftest import make_assistant
 
@@ -69,7 +69,9 @@ def test_bogus_citation_is_removed_and_counted(bundled_index, embedder) -> None:
     reply = "RLER improves by 6.2% over the best RLIR baseline [1]. It also cures cancer [9]."
     a, llm = scripted(bundled_index, embedder, reply)
     answer = a.ask("How much does RLER improve over the best RLIR baseline?")
-    assert "[9]" not in answer.text and answer.removed_citations == 1
+    assert "[9]" not in answer.text and "cancer" not in answer.text
+    assert answer.removed_citations == 1
+    assert [r.statement for r in answer.removed] == ["It also cures cancer."]
     assert [c.number for c in answer.citations] == [1]
     assert answer.citations[0].paper.title.startswith("RLER")
     assert "6.2" in answer.citations[0].quote
@@ -77,20 +79,96 @@ def test_bogus_citation_is_removed_and_counted(bundled_index, embedder) -> None:
 
 
 def test_markers_are_renumbered_in_order_of_use(bundled_index, embedder) -> None:
-    a, _ = scripted(bundled_index, embedder, "Both study model merging [2], [1].")
-    answer = a.ask("Which papers are about model merging?")
-    assert "merging [1], [2]." in answer.text  # [2] came first, so it is now [1]
-    assert len(answer.citations) == 2
+    reply = (
+        "Trap² uses weight re-scaling as a simple proxy for the merging process [2]. "
+        "OPIC is an evolutionary optimization-based model merging framework [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("Compare the two model-merging papers.")
+    assert [c.paper.title[:4] for c in answer.citations] == ["Trap", "OPIC"]
+    assert "merging process [1]." in answer.text and "framework [2]." in answer.text
 
 
-def test_uncited_claims_are_flagged_not_silently_kept(bundled_index, embedder) -> None:
+def test_an_invented_number_is_removed_and_reported(bundled_index, embedder) -> None:
+    reply = (
+        "RLER improves by 6.2% over the best RLIR baseline [1]. "
+        "RLER was trained on 8 GPUs for 12 hours [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("How much does RLER improve over the best RLIR baseline?")
+    assert "6.2%" in answer.text and "GPU" not in answer.text and "12" not in answer.text
+    (removed,) = answer.removed
+    assert "GPUs" in removed.statement and "number 8" in removed.reason
+
+
+def test_a_copied_prompt_example_and_an_invented_expansion_are_removed(
+    bundled_index, embedder
+) -> None:
+    reply = (
+        "FooNet speeds up graph training by 2x [1]. "
+        "CSR outperforms the SOTA by an average of 18.1% against strong APGD [1]. "
+        "APGD (Adversarial Perturbation Guided Detection) is a detector [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("What does the CSR paper report against APGD?")
+    assert "18.1%" in answer.text
+    assert "FooNet" not in answer.text and "Guided Detection" not in answer.text
+    assert len(answer.removed) == 2
+    assert all(r.reason for r in answer.removed)
+
+
+def test_a_statement_citing_the_wrong_source_is_moved_to_the_right_one(
+    bundled_index, embedder
+) -> None:
+    reply = (
+        "Trap² uses weight re-scaling as a simple proxy for the merging process [2]. "
+        "OPIC achieves an average performance retention of 80.73% [2]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("Compare the two model-merging papers.")
+    by_number = {c.number: c.paper.title for c in answer.citations}
+    retention = next(line for line in answer.text.split(". ") if "80.73%" in line)
+    number = int(retention.rsplit("[", 1)[1].split("]")[0])
+    assert by_number[number].startswith("OPIC")
+    assert answer.removed == ()
+
+
+def test_claims_no_source_states_are_removed_not_shown(bundled_index, embedder) -> None:
     reply = (
         "RLER improves by 6.2% over the best RLIR baseline [1]. "
         "Bananas ripen faster in paper bags at room temperature."
     )
     a, _ = scripted(bundled_index, embedder, reply)
     answer = a.ask("How much does RLER improve over the best RLIR baseline?")
-    assert any("Bananas" in s for s in answer.unsupported_sentences)
+    assert "Bananas" not in answer.text
+    assert any("Bananas" in r.statement for r in answer.removed)
+
+
+def test_nothing_supported_becomes_the_not_covered_answer(bundled_index, embedder) -> None:
+    a, _ = scripted(bundled_index, embedder, "Yes, [1] presents a new speech recognition model.")
+    answer = a.ask("Which paper compresses speech recognition models for phones?")
+    assert answer.coverage in ("not_covered", "no_paper")
+    assert "presents a new speech recognition model" not in answer.text
+
+
+def test_a_false_premise_is_answered_no_paper_without_the_llm(bundled_index, embedder) -> None:
+    a, llm = scripted(bundled_index, embedder, "CryoACE is a GNN for molecule generation [1].")
+    answer = a.ask("Which paper proposes a graph neural network for molecule generation?")
+    assert answer.coverage == "no_paper" and answer.text.startswith("No indexed paper does that")
+    assert "molecule" in answer.text.splitlines()[0]  # says what no abstract mentions
+    assert llm.prompts == []
+    for c in answer.citations:  # what the closest papers do say, quoted
+        assert c.quote and c.quote in c.paper.abstract
+
+
+def test_an_unstated_fact_is_said_to_be_unstated(bundled_index, embedder) -> None:
+    a, llm = scripted(bundled_index, embedder, "OPIC used 8 GPUs [1].")
+    for question in ["How many GPUs did OPIC use?", "What are the limitations of DensityFlow?"]:
+        answer = a.ask(question)
+        assert answer.coverage == "unstated", question
+        assert answer.text.startswith("The abstract does not say")
+        assert answer.citations and "GPUs [" not in answer.text
+    assert llm.prompts == []
 
 
 def test_out_of_corpus_question_is_refused_without_calling_the_llm(bundled_index, embedder) -> None:
@@ -108,13 +186,18 @@ def test_llm_saying_it_cannot_answer_is_a_refusal(bundled_index, embedder) -> No
     assert not answer.grounded and answer.citations == ()
 
 
-def test_stream_yields_pieces_then_the_checked_answer(bundled_index, embedder) -> None:
-    a, _ = scripted(bundled_index, embedder, "RLER improves by 6.2% [1] and [7].")
+def test_stream_shows_only_checked_statements_then_the_answer(bundled_index, embedder) -> None:
+    reply = "RLER improves by 6.2% over the best RLIR baseline [1] [7]. RLER used 64 GPUs [1]."
+    a, _ = scripted(bundled_index, embedder, reply)
     events = list(a.stream("How much does RLER improve over the best RLIR baseline?"))
-    pieces, final = events[:-1], events[-1]
-    assert len(pieces) > 3 and all(isinstance(p, str) for p in pieces)
-    assert "".join(pieces) == "RLER improves by 6.2% [1] and [7]."
-    assert isinstance(final, Answer) and final.removed_citations == 1
+    steps = [e.stage for e in events if isinstance(e, Step)]
+    assert steps == ["searching", "reading", "writing"]
+    reading = next(e for e in events if isinstance(e, Step) and e.stage == "reading")
+    assert reading.hits and reading.hits[0].paper.title.startswith("RLER")
+    shown = "".join(e for e in events if isinstance(e, str))
+    final = events[-1]
+    assert isinstance(final, Answer) and shown == final.text
+    assert "GPUs" not in shown and final.removed_citations == 1
 
 
 def test_filters_apply_to_both_sides(bundled) -> None:
