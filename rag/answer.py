@@ -29,6 +29,7 @@ from .support import (
     is_lead_in,
     judge,
     plain,
+    repeats,
     split_statements,
 )
 from .types import Answer, Citation, Coverage, Hit, Paper, Removed
@@ -281,7 +282,8 @@ def _names_something(question: str, source: Source) -> bool:
     does not (a dataset, a model, a baseline)."""
     from .support import names_in
 
-    known = {w.lower() for w in [*names_in(question), paper_name(source.paper)]}
+    title = plain(source.paper.title)
+    known = {w.lower() for w in [*names_in(question), paper_name(source.paper), *title.split()]}
     return any(
         n.lower() not in known and not any(n.lower() in k for k in known)
         for s in source.sentences[:4]
@@ -314,7 +316,8 @@ class Checker:
     ``Answer`` from everything fed.
     """
 
-    def __init__(self, sources: list[Source], embedder: Embedder) -> None:
+    def __init__(self, sources: list[Source], embedder: Embedder, question: str = "") -> None:
+        self.question = question
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
         self.embedder = embedder
@@ -355,6 +358,8 @@ class Checker:
 
     def _judge(self, statement: Statement) -> Verdict:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)
+        if self.question and repeats(statement, self.question):
+            return Verdict(statement, (), reason="it only says the question back")
         vector = self.embedder.embed_query(plain(statement.text))
         return judge(statement, vector, self.abstracts, self._embed)
 

@@ -208,7 +208,7 @@ class Assistant:
             yield refused
             return
         gap = answering.find_gap(query, sources, self.retriever.corpus.venues)
-        checker = answering.Checker(sources, self.embedder)
+        checker = answering.Checker(sources, self.embedder, query)
         started = time.perf_counter()
         if gap:
             yield gap.lead + "\n"

@@ -375,9 +375,14 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
     if about_earlier_work(sentence, abstract.name) and not about_earlier_work(statement, None):
         return "", "the cited abstract says this of earlier work, not of this paper"
     claims = _CLAIM.findall(plain(statement).lower())
-    near = " ".join(_near(statement, vector, abstract)).lower()
+    near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
     if any(re.search(rf"\b{c}\b", near) is None for c in claims):
         return "", f'the cited abstract does not say "{claims[0]}"'
+    subject = _subject(plain(statement))
+    if subject and subject.lower() not in plain(abstract.title).lower() + near:
+        # a statement about someone else's work ("Jung et al. (2025) learns ...") needs that
+        # work named where the abstract says it, not anywhere in the abstract
+        return "", f'the cited abstract does not say this of "{subject}"'
     return sentence, ""
 
 
@@ -486,6 +491,26 @@ def marker_numbers(marker: str) -> list[int]:
         else:
             numbers.extend(bounds)
     return numbers
+
+
+def _subject(statement: str) -> str:
+    """The name a statement opens with, when it is one ("Jung et al.", "CLIP"), or ""."""
+    m = re.match(r"\s*([A-Z][\w²³-]*(?:\s+[A-Z][\w²³-]*)*)(\s+et al\.?)?", statement)
+    if not m:
+        return ""
+    if m.group(2):
+        return m.group(1)
+    words = m.group(1).split()
+    return m.group(1) if set(words) <= set(names_in(statement)) else ""
+
+
+def repeats(statement: Statement, question: str) -> bool:
+    """A statement that only says the question back ("deals with black-box models")."""
+    text, question = plain(statement.text), plain(question)
+    if set(numbers_in(text)) - set(numbers_in(question)):
+        return False
+    said = set(content_stems(text))
+    return bool(said) and said <= set(tokenize(question))
 
 
 def is_lead_in(statement: Statement) -> bool:
