@@ -193,6 +193,29 @@ def paper_from_metadata(meta: dict[str, Any], abstract: str) -> Paper:
     )
 
 
+class _Connection:
+    """A Chroma client, the collection handle got through it, and how many calls use it.
+
+    A folder's connection is replaced when another process writes (``PaperStore._follow``);
+    the old one is closed, freeing its copy of the vector index, when its last call ends.
+    """
+
+    def __init__(self, client: Any, system: Any = None) -> None:
+        self.client = client
+        self.system = system  # a folder's own Chroma system, stopped on close
+        self.collection: Any | None = None
+        self.users = 0
+
+    @classmethod
+    def open(cls, settings: StoreSettings) -> _Connection:
+        client = make_client(settings)
+        return cls(client, None if settings.chroma_url else client._system)
+
+    def close(self) -> None:
+        if self.system is not None:
+            self.system.stop()
+
+
 class PaperStore:
     """The chunk collection, with the few operations ingestion and retrieval need."""
 
@@ -200,23 +223,39 @@ class PaperStore:
         self.settings = settings
         # a folder's client is made when first needed: reading a folder that holds no index
         # must not create one; a server's is made now, so a wrong URL is found at once
-        self._client = client
+        self._conn = _Connection(client) if client is not None else None
         if client is None and settings.chroma_url:
-            self._client = make_client(settings)
-        self._collection: Any | None = None
+            self._conn = _Connection.open(settings)
+        self._lock = threading.RLock()
         self._written = False  # since the last version stamp
-        self._seen = ""  # the version stamp this client last read or wrote
-        self._reopening = threading.Lock()
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = make_client(self.settings)
-        return self._client
+        self._seen = ""  # the version stamp this store last read or wrote
 
     # -- opening ---------------------------------------------------------------------------
     @contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _use(self) -> Iterator[_Connection]:
+        """The current connection, kept open until the block ends even if ``_reconnect``
+        replaces it meanwhile; Chroma's errors inside the block become this package's."""
+        with self._lock:
+            conn = self._conn = self._conn or _Connection.open(self.settings)
+            conn.users += 1
+        try:
+            with self._errors(conn):
+                yield conn
+        finally:
+            with self._lock:
+                conn.users -= 1
+                if conn is not self._conn and not conn.users:
+                    conn.close()
+
+    def _reconnect(self) -> None:
+        """Use a new connection from now on (see ``_Connection``)."""
+        with self._lock:
+            old, self._conn = self._conn, _Connection.open(self.settings)
+            if old is not None and not old.users:
+                old.close()
+
+    @contextmanager
+    def _errors(self, conn: _Connection) -> Iterator[None]:
         """Chroma's and httpx's errors, from either client, as this package's errors."""
         try:
             yield
@@ -224,7 +263,7 @@ class PaperStore:
             raise
         except Exception as exc:
             if type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc):
-                self._collection = None
+                conn.collection = None
                 raise NoIndexError(
                     f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
                 ) from exc
@@ -234,31 +273,19 @@ class PaperStore:
                 raise _store_error(self.settings, exc) from exc
             raise
 
+    def _collection(self, conn: _Connection, fresh: bool = False) -> Any:
+        """The collection through ``conn``; ``fresh``: as stored now (another process may
+        have dropped and re-created it, ``--rebuild``, under a new id)."""
+        if fresh or conn.collection is None:
+            conn.collection = conn.client.get_collection(self.settings.collection)
+        return conn.collection
+
     def exists(self) -> bool:
         try:
-            self._fresh()
+            self.metadata()
             return True
         except NoIndexError:
             return False
-
-    def _get(self) -> Any:
-        return self._collection if self._collection is not None else self._fresh()
-
-    def _fresh(self) -> Any:
-        """The collection as stored now; its handle is kept, since another process may have
-        dropped and re-created it (``--rebuild``) under a new id."""
-        if self._client is None and not self._folder_has_index():
-            raise NoIndexError(
-                f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
-            )
-        with self._errors():
-            self._collection = self.client.get_collection(self.settings.collection)
-        return self._collection
-
-    def _folder_has_index(self) -> bool:
-        return (
-            bool(self.settings.chroma_url) or (self.settings.index_dir / "chroma.sqlite3").is_file()
-        )
 
     def open_for_write(self, provenance: Provenance) -> None:
         """Create the collection if needed, or check it was built with the same embedder."""
@@ -266,8 +293,8 @@ class PaperStore:
             self.check(provenance)
         except NoIndexError:
             meta = {**provenance.as_metadata(), "schema": SCHEMA, "version": uuid.uuid4().hex}
-            with self._errors():
-                self._collection = self.client.get_or_create_collection(
+            with self._use() as conn:
+                conn.collection = conn.client.get_or_create_collection(
                     self.settings.collection,
                     metadata=meta,
                     configuration={"hnsw": {"space": "cosine"}},
@@ -287,17 +314,25 @@ class PaperStore:
 
     def metadata(self) -> dict[str, Any]:
         """The collection's metadata as stored now (another process may have changed it)."""
-        meta = dict(self._fresh().metadata or {})
+        no_folder = not self.settings.chroma_url and not self._folder_has_index()
+        if self._conn is None and no_folder:  # reading must not create an index
+            raise NoIndexError(
+                f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
+            )
+        with self._use() as conn:
+            meta = dict(self._collection(conn, fresh=True).metadata or {})
         self._follow(str(meta.get("version", "")))
         return meta
 
+    def _folder_has_index(self) -> bool:
+        return (self.settings.index_dir / "chroma.sqlite3").is_file()
+
     def _follow(self, version: str) -> None:
-        """Read the folder afresh when another client has written to it since this one last
-        looked (see ``_embedded_client``); a Chroma server needs nothing."""
-        with self._reopening:
+        """Read the folder afresh when another client has written to it since this store
+        last looked (see ``_embedded_client``); a Chroma server needs nothing."""
+        with self._lock:
             if self._seen and version != self._seen and not self.settings.chroma_url:
-                self._client = make_client(self.settings)
-                self._collection = None
+                self._reconnect()
             self._seen = version
 
     def version(self) -> str:
@@ -315,18 +350,18 @@ class PaperStore:
         stamp = uuid.uuid4().hex if self._written else WRITING + uuid.uuid4().hex
         meta = {**self.metadata(), "version": stamp}
         meta.pop("hnsw:space", None)  # set at creation; Chroma refuses to modify it
-        with self._errors():
-            self._get().modify(metadata=meta)
+        with self._use() as conn:
+            self._collection(conn).modify(metadata=meta)
         self._written = False
         self._seen = stamp
 
     def drop(self) -> None:
         try:
-            with self._errors():
-                self.client.delete_collection(self.settings.collection)
+            with self._use() as conn:
+                conn.collection = None
+                conn.client.delete_collection(self.settings.collection)
         except NoIndexError:
             pass
-        self._collection = None
 
     def warm_up(self) -> None:
         """Load the vector index (a process's first query otherwise waits ~0.5 s for it)."""
@@ -340,22 +375,21 @@ class PaperStore:
 
     # -- reading ---------------------------------------------------------------------------
     def _read(self, call: Callable[[Any], T]) -> T:
-        """``call(collection)``; on a folder, once more through a new client if it fails.
+        """``call(collection)``; on a folder, once more through a new connection if it fails.
 
         Another process may be writing to the folder: its version stamp changes when it
-        starts and when it ends, and this client's vector index misses what it writes
+        starts and when it ends, and this connection's vector index misses what it writes
         meanwhile (``_embedded_client``).
         """
         try:
-            with self._errors():
-                return call(self._get())
+            with self._use() as conn:
+                return call(self._collection(conn))
         except StoreError:
             if self.settings.chroma_url:
                 raise
-        with self._reopening:
-            self._client, self._collection = make_client(self.settings), None
-        with self._errors():
-            return call(self._get())
+        self._reconnect()
+        with self._use() as conn:
+            return call(self._collection(conn))
 
     def count(self) -> int:
         return int(self._read(lambda collection: collection.count()))
@@ -405,24 +439,24 @@ class PaperStore:
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
-        collection = self._get()
-        for start in range(0, len(ids), _PAGE):
-            end = start + _PAGE
-            with self._errors():
+        with self._use() as conn:
+            collection = self._collection(conn)
+            for start in range(0, len(ids), _PAGE):
+                end = start + _PAGE
                 collection.upsert(
                     ids=list(ids[start:end]),
                     embeddings=embeddings[start:end],
                     documents=list(documents[start:end]),
                     metadatas=list(metadatas[start:end]),
                 )
-            self._written = True
+                self._written = True
 
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
-        collection = self._get()
-        for start in range(0, len(chunk_ids), _PAGE):
-            with self._errors():
+        with self._use() as conn:
+            collection = self._collection(conn)
+            for start in range(0, len(chunk_ids), _PAGE):
                 collection.delete(ids=list(chunk_ids[start : start + _PAGE]))
-            self._written = True
+                self._written = True
 
 
 def _page(collection: Any, include: list[str], offset: int) -> Any:
