@@ -6,7 +6,9 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,6 +117,43 @@ def timed(label: str, results: dict[str, float]) -> Iterator[None]:
     started = time.perf_counter()
     yield
     results[label] = time.perf_counter() - started
+
+
+@contextmanager
+def rag_serve(store: list[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`rag serve --llm extractive` over the index ``store`` names, on a free loopback port;
+    yields its URL and process. Its log is printed if it fails to start."""
+    from tests.servers import free_port, wait_for_http
+
+    port = free_port()
+    log = tempfile.NamedTemporaryFile(prefix="rag-serve-", suffix=".log", delete=False)
+    cmd = [str(BIN / "rag"), "serve", *store, "--port", str(port), "--llm", "extractive"]
+    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(url + "/", server, timeout=300)
+        yield url, server
+    except Exception:
+        print(Path(log.name).read_text()[-3000:], file=sys.stderr)
+        raise
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def client(url: str):  # type: ignore[no-untyped-def]
+    """A gradio client for the web chat at ``url``."""
+    from gradio_client import Client
+
+    return Client(url, verbose=False)
+
+
+def vm_mb(pid: int, field: str = "VmHWM") -> float:
+    """A process's memory from /proc (VmHWM: peak resident, VmRSS: resident now), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def load_average() -> str:

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _util import BIN, load_average, questions, summary_ms
+from _util import client as _client
+from _util import load_average, questions, rag_serve, summary_ms, vm_mb
 
 
 @dataclass
@@ -55,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.store == "server":
             chroma = stack.enter_context(ChromaServer(args.index_dir))
             store = ["--chroma-url", chroma.url]
-        url, server = stack.enter_context(_rag_serve(store))
+        url, server = stack.enter_context(rag_serve(store))
         started = time.perf_counter()
         _client(url).predict(
             "warm-up question on bandits", 5, None, None, "extractive", api_name="/ask"
@@ -68,34 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.llm_clients:
             run = _load(url, args.llm_clients, args.llm_seconds, "local", qs)
             _report(f"{args.llm_clients} clients, local LLM", run)
-        print(f"server peak memory (VmHWM): {_peak_mb(server.pid):.0f} MiB; {load_average()}")
+        print(f"server peak memory (VmHWM): {vm_mb(server.pid):.0f} MiB; {load_average()}")
     return 0
-
-
-@contextmanager
-def _rag_serve(store: list[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    from tests.servers import free_port, wait_for_http
-
-    port = free_port()
-    log = tempfile.NamedTemporaryFile(prefix="rag-serve-", suffix=".log", delete=False)
-    cmd = [str(BIN / "rag"), "serve", *store, "--port", str(port), "--llm", "extractive"]
-    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_http(url + "/", server, timeout=300)
-        yield url, server
-    except Exception:
-        print(Path(log.name).read_text()[-3000:], file=sys.stderr)
-        raise
-    finally:
-        server.terminate()
-        server.wait(30)
-
-
-def _client(url: str):  # type: ignore[no-untyped-def]
-    from gradio_client import Client
-
-    return Client(url, verbose=False)
 
 
 def _load(url: str, clients: int, seconds: float, backend: str, qs: Iterator[str]) -> Run:
@@ -141,13 +114,6 @@ def _report(label: str, run: Run) -> None:
         + (f" (first: {run.errors[0]})" if run.errors else ""),
         flush=True,
     )
-
-
-def _peak_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 if __name__ == "__main__":
