@@ -186,11 +186,23 @@ def paper_from_metadata(meta: dict[str, Any], abstract: str) -> Paper:
         abstract=abstract,
         title_derived=bool(meta.get("title_derived", False)),
         venue=str(meta.get("venue", "")),
-        year=int(meta["year"]) if meta.get("year") is not None else None,
+        year=_plausible_year(meta.get("year")),
         authors=split(meta.get("authors")),
         url=str(meta.get("url", "")),
         keywords=split(meta.get("keywords")),
     )
+
+
+def _plausible_year(value: Any) -> int | None:
+    """A stored year; none for one no paper has (indexes made before ingest checked years
+    may hold 1e+20, which would break every year filter)."""
+    from .readers import YEARS
+
+    try:
+        year = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return year if year in YEARS else None
 
 
 class _Connection:

@@ -386,3 +386,16 @@ def test_a_full_disk_is_one_line_and_a_rerun_completes(small_disk: Path, embedde
     ids = [c.chunk_id for c in a.store.iter_chunks(with_documents=False)]
     assert len(ids) == len(set(ids)) and a.stats().papers == 19
     assert a.ingest([BUNDLED]).unchanged == 19
+
+
+def test_an_index_written_before_years_were_checked_still_answers(tmp_path: Path, embedder) -> None:
+    a = make_assistant(tmp_path / "idx", embedder)
+    a.ingest([BUNDLED, write_jsonl(tmp_path / "far.jsonl", papers(1, prefix="far"))])
+    (chunk,) = [c for c in a.store.iter_chunks(with_vectors=True) if c.chunk_id == "far0::0"]
+    assert chunk.vector is not None
+    meta = {**chunk.meta, "year": 1e20}  # what such an index holds for year 99999999999999999999
+    a.store.upsert([chunk.chunk_id], chunk.vector[None, :], [chunk.text], [meta])
+    a.store.bump_version()
+    assert a.stats().papers == 20
+    assert a.search("model merging", 3, year=2026)
+    assert a.ask("Which ICML 2026 papers tackle model merging?").grounded
