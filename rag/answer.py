@@ -21,6 +21,7 @@ import numpy as np
 from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
+from .sanitize import safe_text
 from .support import (
     Abstract,
     Statement,
@@ -244,7 +245,7 @@ def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -
             return None
         per_source = [premises.missing(terms, s.abstract) for s in sources]
         everywhere = [t for t in found.terms if all(t in lack for lack in per_source)]
-        words = ", ".join(f'"{w}"' for w in premises.surface(question, everywhere))
+        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
         tail = f": none of the closest abstracts mentions {words}" if words else ""
         return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
     subject = named[0] if named else _best_covering(terms, sources)
@@ -252,7 +253,7 @@ def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -
     whose = paper_name(subject.paper) or subject.paper.title
     lacks_name = any(not premises.has_phrase(subject.abstract, p) for p in required)
     if lacking and (premises.shortfall(terms, lacking) or lacks_name or named):
-        words = ", ".join(f'"{w}"' for w in premises.surface(question, lacking))
+        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
         return Gap(
             "unstated", f"{UNSTATED}: the {whose} abstract does not mention {words}.", [subject]
         )
@@ -380,7 +381,7 @@ class Checker:
         else:
             sep = " "
         self._last_line = statement.line
-        text = statement.text
+        text = safe_text(statement.text)  # what an abstract smuggled in never reaches a client
         if sources:
             for source in sources:
                 if source not in self.order:
