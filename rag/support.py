@@ -410,8 +410,8 @@ def judge(
     if embed is not None and len(parts) > 1:
         found = _each_part(parts, embed(parts), [*cited, *others])
         if found:
-            numbers, sentences = zip(*found, strict=True)
-            return Verdict(statement, tuple(dict.fromkeys(numbers)), tuple(sentences))
+            first = dict(reversed(found))  # each source with the first sentence it lends
+            return Verdict(statement, tuple(first), tuple(first.values()))
     if not statement.cites:
         first_reason = "it cites no source, and no source states it" + (
             f" ({first_reason})" if first_reason else ""

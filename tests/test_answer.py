@@ -225,3 +225,15 @@ def test_empty_question_is_an_error(bundled, question: str) -> None:
 
     with pytest.raises(RagError):
         bundled.ask(question)
+
+
+def test_a_comparison_is_kept_when_each_part_is_stated_by_a_source(bundled_index, embedder):
+    reply = (
+        "OPIC is an evolutionary optimization-based model merging framework, while Trap² "
+        "uses weight re-scaling as a simple proxy for the merging process, and OPIC "
+        "achieves an average performance retention of 80.73% [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("Compare the two model-merging papers.")
+    assert answer.removed == () and "[1, 2]" in answer.text
+    assert sorted(c.paper.title[:4] for c in answer.citations) == ["OPIC", "Trap"]
