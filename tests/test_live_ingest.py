@@ -89,16 +89,17 @@ def index(
     chroma_server: ChromaServer,  # noqa: F811
 ) -> Index:
     """A new index: a folder, or a collection on the Chroma server."""
+    answering = {"llm.backend": "extractive"}
     if request.param == "embedded":
         folder = str(tmp_path / "index")
-        overrides = {"store.index_dir": folder}
+        overrides = {"store.index_dir": folder, **answering}
         return Index(["--index-dir", folder], {}, Settings().with_overrides(**overrides))
     collection = f"live-{uuid.uuid4().hex[:8]}"
     overrides = {"store.chroma_url": chroma_server.url, "store.collection": collection}
     return Index(
         ["--chroma-url", chroma_server.url],
         {"RAG_STORE__COLLECTION": collection},
-        Settings().with_overrides(**overrides),
+        Settings().with_overrides(**overrides, **answering),
     )
 
 
@@ -115,8 +116,8 @@ def test_a_serving_assistant_finds_what_another_process_ingests(
     assert "1 added" in index.ingest(write_jsonl(tmp_path / "new.jsonl", [NEW]))
     for mode in ("bm25", "dense", "hybrid"):
         assert server.search(QUESTION, 3, mode=mode)[0].paper.paper_id == "surface-codes", mode
-    answer = server.ask(QUESTION)
-    assert [c.paper.paper_id for c in answer.citations][:1] == ["surface-codes"]
+    answer = server.ask(QUESTION)  # what it answers from: the new paper
+    assert answer.grounded and answer.hits[0].paper.paper_id == "surface-codes"
     assert server.stats().papers == 3
 
     # an edit replaces the paper's chunks, and --prune takes papers out: both seen at once
@@ -145,7 +146,7 @@ def test_rag_serve_answers_through_an_outside_ingest(tmp_path: Path) -> None:
 
         def ask() -> list[str]:
             reply = client.predict(QUESTION, 3, None, None, "extractive", api_name="/ask")
-            return [c["paper"]["paper_id"] for c in reply["citations"]]
+            return [hit["paper"]["paper_id"] for hit in reply["hits"]]
 
         assert "surface-codes" not in ask()
         added = rag_cli("ingest", str(write_jsonl(tmp_path / "b.jsonl", [NEW])), *index)
