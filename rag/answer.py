@@ -249,8 +249,11 @@ def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -
         tail = f": none of the closest abstracts mentions {words}" if words else ""
         return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
     subject = named[0] if named else _best_covering(terms, sources)
-    lacking = premises.missing(terms, subject.abstract)
     whose = paper_name(subject.paper) or subject.paper.title
+    if premises.asks_limitations(question) and not premises.own_limitations(subject.abstract):
+        lead = f"{UNSTATED}: the {whose} abstract states no limitation of its own."
+        return Gap("unstated", lead, [subject])
+    lacking = premises.missing(terms, subject.abstract)
     lacks_name = any(not premises.has_phrase(subject.abstract, p) for p in required)
     if lacking and (premises.shortfall(terms, lacking) or lacks_name or named):
         words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))

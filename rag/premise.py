@@ -68,6 +68,40 @@ def asks_for_names(question: str) -> bool:
     return bool(_NAMES_ASKED.search(question)) and not asks_to_find(question)
 
 
+_LIMITS = re.compile(
+    r"\b(limitations?|limits?|weakness(?:es)?|drawbacks?|shortcomings?|downsides?|"
+    r"failure (?:modes?|cases?)|fails?|caveats?)\b",
+    re.I,
+)
+
+
+def asks_limitations(question: str) -> bool:
+    """The question asks for a paper's own limitations or failures."""
+    return bool(_LIMITS.search(question))
+
+
+def own_limitations(abstract: Abstract) -> list[str]:
+    """Sentences in which the paper states a limitation of its own, not of earlier work
+    ("To address these limitations, we ..." is about earlier work)."""
+    from .support import about_earlier_work
+
+    return [
+        s
+        for s in abstract.sentences
+        if _LIMITS.search(s)
+        and re.search(r"\b(we|our)\b", s, re.I)
+        and not about_earlier_work(s, None)
+        and not _THEIR_LIMITS.search(s)
+    ]
+
+
+_THEIR_LIMITS = re.compile(
+    r"\b(address|overcome|mitigate|tackle|alleviate|remedy|these|such|their|existing|prior)\b"
+    r"[^.]{0,30}\b(limitation|limit|weakness|drawback|shortcoming|fail)",
+    re.I,
+)
+
+
 def asks_to_find(question: str) -> bool:
     """The question asks which paper does something (so presumes that one does)."""
     return bool(_FIND.search(question))

@@ -80,7 +80,9 @@ _GENERIC = (
     "point points provide provides offer offers obtain obtains reach reaches perform "
     "performs apply applies employ employs leverage leverages allow allows enable enables "
     "help helps make makes lead leads result results mean means resulting called known "
-    "respectively overall additionally furthermore"
+    "respectively overall additionally furthermore discuss discusses discussed explore "
+    "explores examine examines investigate investigates consider considers analyze analyzes "
+    "analyse analyses"
 )
 _LEAD_IN_WORDS = {"yes", "no", "however", "additionally", "furthermore", "moreover", "also"}
 _BOILERPLATE = re.compile(
