@@ -278,7 +278,7 @@ def _states_a_number(question: str, source: Source) -> bool:
     from .support import numbers_in
 
     asked = set(numbers_in(question))
-    return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences[:4])
+    return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences)
 
 
 def _names_something(question: str, source: Source) -> bool:
@@ -306,8 +306,20 @@ def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
     return "\n".join(lines)
 
 
-def _best_sentences(s: ScoredHit, n: int) -> list[str]:
-    order = [int(i) for i in np.argsort(-s.similarities) if not is_boilerplate(s.sentences[i])]
+def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
+    from .support import names_in, numbers_in
+
+    bonus = np.zeros(len(s.sentences))
+    if question and premises.asks_number(question):
+        bonus += [0.15 * bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
+    if question and premises.asks_for_names(question):
+        asked = {w.lower() for w in names_in(question)}
+        bonus += [
+            0.15 * any(w.lower() not in asked for w in names_in(plain(x))) for x in s.sentences
+        ]
+    order = [
+        int(i) for i in np.argsort(-(s.similarities + bonus)) if not is_boilerplate(s.sentences[i])
+    ]
     return [s.sentences[i] for i in sorted(order[:n] or [0])]
 
 
@@ -428,12 +440,14 @@ def _key(text: str) -> str:
 
 
 # -- the extractive backend ------------------------------------------------------------------
-def extractive_reply(scored: list[ScoredHit]) -> str:
-    """No LLM: each source's sentences that best answer the question, cited."""
+def extractive_reply(scored: list[ScoredHit], question: str = "") -> str:
+    """No LLM: each source's sentences that best answer the question, cited; a question
+    asking how many prefers sentences with numbers, one asking which datasets or models
+    prefers sentences that name some."""
     per_paper = {1: 3, 2: 2}.get(len(scored), 1)  # say more when fewer papers are relevant
     lines = []
     for number, s in enumerate(scored, start=1):
-        said = " ".join(_best_sentences(s, per_paper)).rstrip(" .")
+        said = " ".join(_best_sentences(s, per_paper, question)).rstrip(" .")
         lines.append(f"- {s.hit.paper.title}: {said} [{number}].")
     return "\n".join(lines)
 

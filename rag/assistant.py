@@ -247,7 +247,7 @@ class Assistant:
     ) -> Iterator[str]:
         if backend == "extractive":
             by_id = {s.hit.paper.paper_id: s for s in relevant}
-            yield answering.extractive_reply([by_id[s.paper.paper_id] for s in sources])
+            yield answering.extractive_reply([by_id[s.paper.paper_id] for s in sources], query)
             return
         messages = answering.build_messages(query, sources)
         yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
