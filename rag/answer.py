@@ -48,12 +48,6 @@ ANSWER_RULES = (
     "their own words and numbers. Name each paper by its method name and end every "
     "sentence with the number of its abstract in square brackets."
 )
-_NO_ANSWER = re.compile(
-    r"(sources?|context|papers?|information|abstracts?)[^.]{0,60}\b(do|does|did)\s*(not|n't)\s+"
-    r"(answer|contain|mention|provide|address|discuss|cover|include|state|say)|"
-    r"\bno information\b|\bcannot (?:be )?answer",
-    re.IGNORECASE,
-)
 RELEVANCE_MARGIN = 0.15  # how far below the best paper a paper may be and still be a source
 MAX_SOURCES = 3  # papers the model reads: more makes a 1.5B model slower and less exact
 
@@ -207,10 +201,6 @@ def refusal(question: str, hits: list[Hit], backend: str, timings: dict[str, flo
         timings=timings,
         coverage="not_covered",
     )
-
-
-def says_no_answer(text: str) -> bool:
-    return bool(_NO_ANSWER.search(text))
 
 
 # -- premises ----------------------------------------------------------------------------------
@@ -418,6 +408,22 @@ class Checker:
 
     def removed(self) -> tuple[Removed, ...]:
         return tuple(Removed(v.statement.text, v.reason) for v in self.verdicts if not v.kept)
+
+
+def falls_short(checker: Checker, question: str) -> bool:
+    """Nothing the model wrote survived the check, or what did lacks the number or the
+    names the question asks for."""
+    from .support import names_in, numbers_in
+
+    if not checker.citations():
+        return True
+    shown = plain(checker.shown)
+    if premises.asks_number(question) and not numbers_in(shown, standalone=True):
+        return True
+    asked = {w.lower() for w in names_in(question)}
+    if premises.asks_for_names(question):
+        return not any(n.lower() not in asked for n in names_in(shown))
+    return False
 
 
 def _complete(text: str) -> str:

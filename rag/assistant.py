@@ -221,6 +221,13 @@ class Assistant:
                 yield shown
         if shown := checker.close():
             yield shown
+        if not gap and backend != "extractive" and answering.falls_short(checker, query):
+            # what the model wrote did not survive the check, or left out the number or the
+            # names asked for: the abstracts' own sentences say it
+            if shown := checker.feed("\n" + self._extract(query, relevant, sources)):
+                yield shown
+            if shown := checker.close():
+                yield shown
         timings["generate"] = time.perf_counter() - started
         final = self._finish(checker, gap, query, hits, backend, timings)
         if final.coverage == "not_covered":
@@ -246,11 +253,17 @@ class Assistant:
         sources: list[answering.Source],
     ) -> Iterator[str]:
         if backend == "extractive":
-            by_id = {s.hit.paper.paper_id: s for s in relevant}
-            yield answering.extractive_reply([by_id[s.paper.paper_id] for s in sources], query)
+            yield self._extract(query, relevant, sources)
             return
         messages = answering.build_messages(query, sources)
         yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
+
+    @staticmethod
+    def _extract(
+        query: str, relevant: list[answering.ScoredHit], sources: list[answering.Source]
+    ) -> str:
+        by_id = {s.hit.paper.paper_id: s for s in relevant}
+        return answering.extractive_reply([by_id[s.paper.paper_id] for s in sources], query)
 
     def _finish(
         self,

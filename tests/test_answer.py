@@ -180,10 +180,14 @@ def test_out_of_corpus_question_is_refused_without_calling_the_llm(bundled_index
     assert llm.prompts == []
 
 
-def test_llm_saying_it_cannot_answer_is_a_refusal(bundled_index, embedder) -> None:
+def test_a_reply_that_does_not_survive_falls_back_to_the_abstracts(bundled_index, embedder):
     a, _ = scripted(bundled_index, embedder, "The sources do not answer this question.")
     answer = a.ask("Which papers are about model merging?")
-    assert not answer.grounded and answer.citations == ()
+    assert "do not answer" not in answer.text
+    assert [r.statement for r in answer.removed] == ["The sources do not answer this question."]
+    assert {c.paper.title[:4] for c in answer.citations} == {"OPIC", "Trap"}
+    for c in answer.citations:  # the abstracts' own sentences, each quoted
+        assert c.quote in c.paper.abstract and c.quote.rstrip(". ") in answer.text
 
 
 def test_stream_shows_only_checked_statements_then_the_answer(bundled_index, embedder) -> None:
