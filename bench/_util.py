@@ -14,11 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rag.settings import models_dir
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ml_abstracts.jsonl"
 TLDRS = ROOT.parent / "shared" / "bench" / "ml" / "tldr_known_item.jsonl"
 BIN = Path(sys.executable).parent
 
+# index snapshots apart from other runs'; the model files shared with every command's
+os.environ.setdefault("RAG_MODELS_DIR", str(models_dir()))
 os.environ.setdefault("RAG_CACHE_DIR", str(ROOT / ".cache" / "bench-rag"))
 sys.path.insert(0, str(ROOT))  # tests.chroma_server: `chroma run` on a free port
 

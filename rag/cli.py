@@ -359,12 +359,19 @@ def answer_json(a: Any) -> dict[str, Any]:
     }
 
 
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
 class _progress:
-    """A tqdm bar with papers/s on a terminal; a log line every few seconds otherwise."""
+    """A tqdm bar with papers/s and the time left on a terminal; a log line every few
+    seconds otherwise."""
 
     def __init__(self, label: str, unit: str) -> None:
         self.label, self.unit = label, unit
@@ -381,13 +388,15 @@ class _progress:
                 from tqdm import tqdm
 
                 self.bar = tqdm(total=total, desc=self.label, unit=f" {self.unit}", file=sys.stderr)
+                self.bar.start_t = self.started  # the rate counts the time before the first
             self.bar.update(done - self.bar.n)
             return
         now = time.perf_counter()
         if now - self.last >= 5 or done == total:
             rate = done / max(now - self.started, 1e-9)
+            left = f", {_duration((total - done) / rate)} left" if done < total and rate else ""
             print(
-                f"{self.label}: {done}/{total} {self.unit} ({rate:.1f}/s)",
+                f"{self.label}: {done}/{total} {self.unit} ({rate:.1f}/s{left})",
                 file=sys.stderr,
                 flush=True,
             )

@@ -1,38 +1,41 @@
-"""The sentence embedder (all-MiniLM-L6-v2 by default) and its token counter.
+"""The sentence embedder: all-MiniLM-L6-v2 (by default) exported to ONNX and run by
+onnxruntime, for ingesting and for questions alike.
 
-Torch and sentence-transformers are imported on first use only, so that commands
-which never embed (``rag stats``) start quickly.
+``make setup`` exports the model once into the model cache, in fp32 and int8, each checked
+against sentence-transformers and recorded with its SHA-256 (``rag.models.embedder_onnx``,
+which exports again when a file is missing or fails its check). Running it takes
+onnxruntime, tokenizers and numpy: no command imports torch.
+
+Texts are tokenized, sorted by length and cut into batches of about ``batch_tokens``
+tokens, padding included (small batches stay in the CPU's caches; 512 beat 1,024 and 2,048
+here). Batches run one per core, each on a single thread: for a model this small that is
+faster than one batch over every core, and no idle thread spins on a busy machine.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ConfigError
+from .settings import EmbedderSettings
+from .store import Provenance
 
 if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
     from tokenizers import Tokenizer
 
-    from .query_encoder import QueryEncoder
-
-from .settings import EmbedderSettings
-
-
-def cpu_has_bf16() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(f in flags for f in ("avx512_bf16", "amx_bf16"))
+RUNTIME = "onnxruntime"
+_QUERY_CACHE = 1024  # questions whose vectors are kept (1.5 KB each)
 
 
 def default_model_path() -> str:
@@ -41,18 +44,40 @@ def default_model_path() -> str:
     return embedder_path()
 
 
-_QUERY_CACHE = 1024  # questions whose vectors are kept (1.5 KB each)
+@dataclass(frozen=True)
+class Batch:
+    """Texts of about one length, tokenized and padded: one forward pass."""
+
+    rows: np.ndarray  # positions of the texts in what was given
+    ids: np.ndarray  # (texts, tokens) int64
+    mask: np.ndarray
+    tokens: int  # without padding
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Texts ready for the model: their batches, shortest first."""
+
+    count: int
+    batches: list[Batch]
+
+    @property
+    def tokens(self) -> int:
+        return sum(b.tokens for b in self.batches)
 
 
 class Embedder:
     """Embeds chunks and questions into unit vectors; counts tokens as the model does."""
+
+    runtime = RUNTIME
 
     def __init__(self, settings: EmbedderSettings | None = None) -> None:
         self.settings = settings or EmbedderSettings()
         self.path = self.settings.model or default_model_path()
         if not Path(self.path, "config.json").exists():
             raise ConfigError(f"No embedding model in {self.path}. Run `make setup`.")
-        self._lock = threading.Lock()
+        self.precision = self.settings.precision
+        self._session_lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_lock = threading.Lock()
 
@@ -78,59 +103,103 @@ class Embedder:
         return min(int(limit), self.settings.chunk_tokens)
 
     @cached_property
+    def provenance(self) -> Provenance:
+        """What the index records about the vectors this embedder makes."""
+        return Provenance(self.name, self.dim, self.max_tokens, self.runtime, self.precision)
+
+    @cached_property
     def tokenizer(self) -> Tokenizer:
+        """The model's tokenizer, counting every token (chunking needs the full count)."""
+        tok = self._load_tokenizer()
+        tok.no_truncation()
+        return tok
+
+    @cached_property
+    def _window(self) -> Tokenizer:
+        """The tokenizer as the model sees texts: the first ``max_tokens`` tokens."""
+        tok = self._load_tokenizer()
+        tok.enable_truncation(self.max_tokens)
+        return tok
+
+    def _load_tokenizer(self) -> Tokenizer:
         from tokenizers import Tokenizer
 
         tok = Tokenizer.from_file(str(Path(self.path, "tokenizer.json")))
-        tok.no_truncation()
-        tok.no_padding()
+        tok.no_padding()  # the file's own setting pads every text to 128 tokens
         return tok
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         """Tokens per text, special tokens included (what the model's window counts)."""
         return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
 
-    @cached_property
-    def dtype_name(self) -> str:
-        """bfloat16 only where the CPU computes it natively; emulated, it is ~5x slower."""
-        if self.settings.dtype != "auto":
-            return self.settings.dtype
-        return "bfloat16" if cpu_has_bf16() else "float32"
+    @property
+    def session(self) -> Any:
+        """The onnxruntime session over the checked export (made again if missing)."""
+        with self._session_lock:
+            if "_session" not in self.__dict__:
+                self.__dict__["_session"] = self._open_session()
+            return self.__dict__["_session"]
 
-    @cached_property
-    def model(self) -> SentenceTransformer:
-        import torch
-        from sentence_transformers import SentenceTransformer
+    def _open_session(self) -> Any:
+        import onnxruntime as ort
 
-        dtype = torch.bfloat16 if self.dtype_name == "bfloat16" else torch.float32
-        from transformers.utils import logging as hf_logging
+        from .models import embedder_onnx
 
-        hf_logging.disable_progress_bar()  # "Loading weights" bars on every start
-        model = SentenceTransformer(
-            self.path, device="cpu", model_kwargs={"dtype": dtype}, local_files_only=True
-        )
-        model.max_seq_length = self.max_tokens
-        return model
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # batches run side by side instead (module docstring)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only
+        model = embedder_onnx(self.path, self.precision)
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
-    def embed(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
+    # -- embedding -----------------------------------------------------------------------------
+    def prepare(self, texts: Sequence[str]) -> Prepared:
+        """Tokenize and batch texts by length; cheap next to ``run``, so ingesting prepares
+        the next texts while the model works."""
+        ids = [e.ids for e in self._window.encode_batch(list(texts))]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        budget = self.settings.batch_tokens
+        batches: list[Batch] = []
+        start = 0
+        for end in range(1, len(order) + 1):  # sorted: the text at end - 1 is the longest
+            if end == len(order) or (end - start + 1) * len(ids[order[end]]) > budget:
+                batches.append(_pad([ids[i] for i in order[start:end]], order[start:end]))
+                start = end
+        return Prepared(len(ids), batches)
+
+    def run(
+        self, prepared: Prepared, done: Callable[[Batch, np.ndarray], None] | None = None
+    ) -> np.ndarray:
+        """Unit-length float32 vectors, one row per prepared text, in the order given;
+        ``done`` is called on this thread with each batch and its vectors as it finishes."""
+        out = np.zeros((prepared.count, self.dim), dtype=np.float32)
+        session = self.session
+
+        def forward(batch: Batch) -> Batch:
+            feed = {"input_ids": batch.ids, "attention_mask": batch.mask}
+            vectors = session.run(None, feed)[0]
+            norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            out[batch.rows] = vectors / norms
+            return batch
+
+        finished: Iterable[Batch]
+        if len(prepared.batches) == 1:  # a question: on this thread, no hand-off
+            finished = [forward(prepared.batches[0])]
+        else:  # onnxruntime lets go of the GIL: one batch per core at once
+            futures = [_pool().submit(forward, b) for b in prepared.batches]
+            finished = (f.result() for f in as_completed(futures))
+        for batch in finished:
+            if done is not None:
+                done(batch, out[batch.rows])
+        return out
+
+    def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        if self._light(len(texts)):
-            return self._embed_light(texts)
-        with self._lock:  # torch on 2 cores: one encode at a time is fastest
-            vectors = self.model.encode(
-                texts,
-                batch_size=batch_size or self.settings.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return np.asarray(vectors, dtype=np.float32)
+        return self.run(self.prepare(texts))
 
     def embed_query(self, text: str) -> np.ndarray:
-        """A question's unit vector (read-only); with numpy unless this process has loaded
-        torch. Recent questions are remembered: answering one embeds it more than once."""
+        """A question's unit vector (read-only). Recent questions are remembered: answering
+        one embeds it more than once."""
         with self._queries_lock:
             vector = self._queries.get(text)
             if vector is not None:
@@ -149,28 +218,38 @@ class Embedder:
         with self._queries_lock:
             self._queries.clear()
 
-    light_max_texts = 64  # larger batches (ingesting) go to torch, which is faster on them
-
     def warm_up(self) -> None:
-        """Load what embedding a question takes (numpy weights), e.g. while an index loads."""
-        self._light(1)
+        """Load the model and tokenizer, e.g. while an index loads."""
+        self.session  # noqa: B018
+        self._window  # noqa: B018
 
-    @cached_property
-    def light_encoder(self) -> QueryEncoder | None:
-        """The numpy forward pass of this model, or None if it is not a BERT it can run."""
-        from .query_encoder import QueryEncoder, supports
 
-        return QueryEncoder(self.path, self.max_tokens) if supports(self.path) else None
+def _pad(ids: list[list[int]], rows: list[int]) -> Batch:
+    longest = max(len(i) for i in ids)
+    tokens = np.zeros((len(ids), longest), dtype=np.int64)
+    mask = np.zeros((len(ids), longest), dtype=np.int64)
+    for row, seq in enumerate(ids):
+        tokens[row, : len(seq)] = seq
+        mask[row, : len(seq)] = 1
+    return Batch(np.array(rows, dtype=np.int64), tokens, mask, sum(len(i) for i in ids))
 
-    def _light(self, n_texts: int) -> bool:
-        """Embed with numpy: a few texts in a process without torch, which takes seconds to
-        import (a question from the CLI, a request to the server). Ingesting uses torch."""
-        return (
-            n_texts <= self.light_max_texts
-            and "torch" not in sys.modules
-            and self.light_encoder is not None
-        )
 
-    def _embed_light(self, texts: list[str]) -> np.ndarray:
-        assert self.light_encoder is not None
-        return self.light_encoder.encode(texts)
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One thread per core, shared by every embedder and request (no oversubscription)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(cores(), thread_name_prefix="rag-embed")
+        return _POOL

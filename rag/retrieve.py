@@ -1,4 +1,4 @@
-"""Question to hits: BM25 and dense search fused by reciprocal rank, one hit per paper.
+"""Question to hits: BM25 and exact dense search, fused, one hit per paper.
 
 Both sides see the same filters. The lexical side is built from the index itself and
 cached on disk under the index's version stamp, so it stays in step with every ingest,
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .embedder import Embedder
-from .errors import NoIndexError
+from .errors import EmbedderMismatchError, NoIndexError
 from .settings import RetrievalSettings, cache_dir
 from .store import WRITING, PaperStore, describe, paper_from_metadata
 from .types import Hit, Paper
@@ -223,6 +223,22 @@ def top_chunks(scores: np.ndarray | None, n: int) -> list[tuple[int, float]]:
     return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
 
 
+def dense_top(
+    vectors: np.ndarray, query: np.ndarray, n: int, mask: np.ndarray | None
+) -> list[tuple[int, float]]:
+    """The n chunks closest to the query vector as (chunk index, cosine similarity), best
+    first; exact, over every chunk the mask (1 or 0 per chunk) lets through."""
+    if not len(vectors) or (mask is not None and not mask.any()):
+        return []
+    sims = vectors @ query
+    if mask is not None:
+        sims = np.where(mask > 0, sims, -np.inf)
+    n = min(n, len(sims))
+    top = np.argpartition(-sims, n - 1)[:n]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(int(i), float(sims[i])) for i in top if sims[i] > -np.inf]
+
+
 def build_corpus(store: PaperStore, version: str) -> Corpus:
     chunks = sorted(store.iter_chunks(with_vectors=True), key=lambda c: c.chunk_id)
     if not chunks:
@@ -389,26 +405,45 @@ _QUERY_POOL = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
 
 
 class Retriever:
-    """Hybrid search over one index; reloads its snapshot when the index changes."""
+    """Hybrid search over one index; reloads its snapshot when the index changes.
+
+    The dense side is exact: the question's cosine to every chunk vector of the snapshot
+    (memory-mapped; ~5 ms for 29k chunks). Chroma's approximate index is not asked, so a
+    chunk is found whatever that index holds in this process (chroma-core/chroma #3638).
+    """
 
     def __init__(self, store: PaperStore, embedder: Embedder, settings: RetrievalSettings) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self._corpus: Corpus | None = None
+        self._mismatch: EmbedderMismatchError | None = None  # the snapshot's vectors are not ours
         self._lock = threading.Lock()
 
     @property
     def corpus(self) -> Corpus:
         """The snapshot at the index's current version (checked on every call)."""
         with self._lock:
-            version = self.store.version()
+            meta = self.store.metadata()
+            version = str(meta.get("version", ""))
             if self._corpus is None or self._corpus.version != version:
-                if self._corpus is None:  # a fresh process: the dense side loads meanwhile
-                    for warm_up in (self.embedder.warm_up, self.store.warm_up):
-                        threading.Thread(target=warm_up, name="rag-warm-up", daemon=True).start()
+                if self._corpus is None:  # a fresh process: the model loads meanwhile
+                    warm_up = self.embedder.warm_up
+                    threading.Thread(target=warm_up, name="rag-warm-up", daemon=True).start()
                 self._corpus = load_corpus(self.store, version)
+                self._mismatch = None
+                try:
+                    self.store.check(self.embedder.provenance, meta)
+                except EmbedderMismatchError as exc:
+                    self._mismatch = exc
             return self._corpus
+
+    def _vectors(self, corpus: Corpus) -> np.ndarray:
+        """The snapshot's chunk vectors, if this embedder's questions can be compared with
+        them (else the index's rebuild command, as an error)."""
+        if self._mismatch is not None and self._corpus is corpus:
+            raise self._mismatch
+        return corpus.vectors
 
     def search(
         self,
@@ -436,9 +471,10 @@ class Retriever:
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
         """Best chunk cosine similarity of the query to each given paper."""
         corpus = self.corpus
+        vectors = self._vectors(corpus)
         vector = self.embedder.embed_query(query)
         chunks = {p: corpus.paper_chunks.get(p, []) for p in paper_ids}
-        return {p: float(np.max(corpus.vectors[c] @ vector)) for p, c in chunks.items() if c}
+        return {p: float(np.max(vectors[c] @ vector)) for p, c in chunks.items() if c}
 
     def embed_later(self, query: str) -> Future[np.ndarray]:
         """The query's vector, computed on another core meanwhile."""
@@ -466,8 +502,9 @@ class Retriever:
             lexical = top_chunks(bm25, n)
         if mode in ("hybrid", "dense"):
             assert embedding is not None
+            vectors = self._vectors(corpus)
             vector = embedding.result()
-            dense = self._dense(corpus, vector, n, filters, allowed)
+            dense = dense_top(vectors, vector, n, self._mask(corpus, allowed))
         return FirstStage(corpus, lexical, dense, bm25, vector)
 
     # -- the steps -------------------------------------------------------------------------
@@ -493,23 +530,6 @@ class Retriever:
         if allowed is None:
             return None
         return allowed[corpus.chunk_paper_rows].astype(np.float32)
-
-    def _dense(
-        self,
-        corpus: Corpus,
-        vector: np.ndarray,
-        n: int,
-        filters: Filters,
-        allowed: np.ndarray | None,
-    ) -> list[tuple[int, float]]:
-        if allowed is not None and not allowed.any():
-            return []
-        ids = None
-        if allowed is not None and (filters.author or filters.keyword):
-            ids = {corpus.paper_ids[i] for i in np.flatnonzero(allowed)}
-        where = _chroma_where(filters, ids)
-        found = self.store.query(vector, min(n, len(corpus.chunk_ids)), where)
-        return [(corpus.chunk_index[cid], sim) for cid, sim in found if cid in corpus.chunk_index]
 
     def _fuse_scores(self, stage: FirstStage, k: int) -> list[Hit]:
         """Both scores for every candidate paper, normalised and mixed.
@@ -604,18 +624,3 @@ def _paper_cosines(stage: FirstStage, papers: list[str]) -> dict[str, float]:
 
 def _best(scores: np.ndarray | None, chunks: list[int]) -> float:
     return float(scores[chunks].max()) if scores is not None else 0.0
-
-
-def _chroma_where(filters: Filters, allowed: set[str] | None) -> dict[str, Any] | None:
-    clauses: list[dict[str, Any]] = []
-    if filters.venue:
-        clauses.append({"venue_norm": filters.venue.lower()})
-    if filters.year_min is not None:
-        clauses.append({"year": {"$gte": filters.year_min}})
-    if filters.year_max is not None:
-        clauses.append({"year": {"$lte": filters.year_max}})
-    if (filters.author or filters.keyword) and allowed is not None:
-        clauses.append({"paper_id": {"$in": sorted(allowed)}})
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}

@@ -22,11 +22,17 @@ Backend = Literal["local", "openai", "extractive"]
 
 
 def cache_dir() -> Path:
-    """Where built wheels and the assembled model file live (shared across checkouts)."""
+    """Where built wheels, model files and index snapshots live (shared across checkouts)."""
     base = os.environ.get("RAG_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rag"
     )
     return Path(base)
+
+
+def models_dir() -> Path:
+    """Where the assembled LLM and the exported embedder live: ``RAG_MODELS_DIR``, else
+    ``<cache>/models``."""
+    return Path(os.environ.get("RAG_MODELS_DIR") or cache_dir() / "models")
 
 
 class _Section(BaseModel):
@@ -46,10 +52,18 @@ class StoreSettings(_Section):
     collection: str = "papers"
 
 
+Precision = Literal["fp32", "int8"]
+
+
 class EmbedderSettings(_Section):
     model: str = Field(default="", description="Model folder; empty means the bundled MiniLM.")
-    dtype: Literal["auto", "bfloat16", "float32"] = "auto"
-    batch_size: int = 64
+    precision: Precision = Field(
+        default="fp32",
+        description="The ONNX export run: fp32, or int8 (dynamically quantized, faster).",
+    )
+    batch_tokens: int = Field(
+        default=512, ge=1, description="Tokens (padding included) per forward pass."
+    )
     chunk_tokens: int = Field(default=256, description="Most tokens per embedded chunk.")
 
 

@@ -2,8 +2,10 @@
 
 One record per chunk: id ``{paper_id}::{n}``, its embedding, its text as the document, and
 the paper's metadata (chunk 0 also carries the abstract). The collection's own metadata
-records the embedder, its dimension and the chunking, and a ``version`` stamp that changes
-with every write, so readers in other processes know when to reload.
+records the embedder, its dimension, runtime and precision and the chunking, and a
+``version`` stamp that changes with every write, so readers in other processes know when to
+reload. Searching reads the vectors into a snapshot (``rag.retrieve``) and never asks
+Chroma's approximate index.
 
 The embedded client (a folder) and the HTTP client (``chroma run``, any number of serving
 processes) behave the same here: their errors become ``NoIndexError`` (no collection) or
@@ -36,6 +38,13 @@ WRITING = "writing-"  # prefix of a version stamp set before a write that has no
 _PAGE = 5000
 
 
+# What an index from before runtimes were recorded holds: sentence-transformers' vectors.
+# The fp32 ONNX export gives the same ones (cosine >= 0.9999, tests/test_embedder.py), so
+# such an index is read, and written, with it; int8 differs and is refused.
+LEGACY = {"runtime": "sentence-transformers", "precision": "fp32"}
+SAME_VECTORS = {("sentence-transformers", "fp32"): ("onnxruntime", "fp32")}
+
+
 @dataclass(frozen=True)
 class Provenance:
     """What the vectors in a collection were made with."""
@@ -43,9 +52,28 @@ class Provenance:
     embedder: str
     dim: int
     chunk_tokens: int
+    runtime: str = "onnxruntime"
+    precision: str = "fp32"
 
     def as_metadata(self) -> dict[str, Any]:
-        return {"embedder": self.embedder, "dim": self.dim, "chunk_tokens": self.chunk_tokens}
+        return {
+            "embedder": self.embedder,
+            "dim": self.dim,
+            "chunk_tokens": self.chunk_tokens,
+            "runtime": self.runtime,
+            "precision": self.precision,
+        }
+
+    def mismatch(self, stored: dict[str, Any]) -> tuple[str, Any, Any] | None:
+        """The first recorded value (key, recorded, wanted) these vectors cannot be mixed
+        with, or None when they can."""
+        recorded = {**LEGACY, **stored}
+        made_by = (recorded["runtime"], recorded["precision"])
+        same = SAME_VECTORS.get(made_by) == (self.runtime, self.precision)
+        for key, want in self.as_metadata().items():
+            if recorded.get(key) != want and not (same and key in LEGACY):
+                return key, recorded.get(key), want
+        return None
 
 
 @dataclass(frozen=True)
@@ -300,9 +328,10 @@ class PaperStore:
             return False
 
     def open_for_write(self, provenance: Provenance) -> None:
-        """Create the collection if needed, or check it was built with the same embedder."""
+        """Create the collection if needed, or check it was built with the same embedder
+        (an index that does not record its runtime gets this one's: ``LEGACY``)."""
         try:
-            self.check(provenance)
+            stored = self.check(provenance)
         except NoIndexError:
             meta = {**provenance.as_metadata(), "schema": SCHEMA, "version": uuid.uuid4().hex}
             with self._use() as conn:
@@ -312,17 +341,22 @@ class PaperStore:
                     configuration={"hnsw": {"space": "cosine"}},
                     embedding_function=None,
                 )
+        else:
+            if stored != {**stored, **provenance.as_metadata()}:
+                self._modify({**stored, **provenance.as_metadata()})
         self._written = False
 
-    def check(self, provenance: Provenance) -> None:
-        """Raise if the collection's vectors were made with another embedder or chunking."""
-        stored = self.metadata()
-        for key, want in provenance.as_metadata().items():
-            if stored.get(key) != want:
-                raise EmbedderMismatchError(
-                    f"The index in {describe(self.settings)} was built with {key}="
-                    f"{stored.get(key)!r}, not {want!r}. Rebuild it: `rag ingest --rebuild PATH`."
-                )
+    def check(self, provenance: Provenance, stored: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Raise if the collection's vectors (``stored``: its metadata, else read now) were
+        made with another embedder, runtime, precision or chunking; return the metadata."""
+        stored = self.metadata() if stored is None else stored
+        if found := provenance.mismatch(stored):
+            key, recorded, wanted = found
+            raise EmbedderMismatchError(
+                f"The index in {describe(self.settings)} was built with {key}={recorded!r}, "
+                f"not {wanted!r}. Rebuild it: `rag ingest --rebuild PATH`."
+            )
+        return stored
 
     def metadata(self) -> dict[str, Any]:
         """The collection's metadata as stored now (another process may have changed it)."""
@@ -360,12 +394,14 @@ class PaperStore:
         readers do not keep it on disk for other processes.
         """
         stamp = uuid.uuid4().hex if self._written else WRITING + uuid.uuid4().hex
-        meta = {**self.metadata(), "version": stamp}
-        meta.pop("hnsw:space", None)  # set at creation; Chroma refuses to modify it
-        with self._use() as conn:
-            self._collection(conn).modify(metadata=meta)
+        self._modify({**self.metadata(), "version": stamp})
         self._written = False
         self._seen = stamp
+
+    def _modify(self, meta: dict[str, Any]) -> None:
+        meta = {k: v for k, v in meta.items() if k != "hnsw:space"}  # Chroma refuses to modify it
+        with self._use() as conn:
+            self._collection(conn).modify(metadata=meta)
 
     def drop(self) -> None:
         try:
@@ -373,16 +409,6 @@ class PaperStore:
                 conn.collection = None
                 conn.client.delete_collection(self.settings.collection)
         except NoIndexError:
-            pass
-
-    def warm_up(self) -> None:
-        """Load the vector index (a process's first query otherwise waits ~0.5 s for it)."""
-        try:
-            vector = np.zeros(int(self.metadata().get("dim", 0)), dtype=np.float32)
-            if len(vector):
-                vector[0] = 1.0
-                self.query(vector, 1)
-        except Exception:  # only to save time: the query that needs the index will say
             pass
 
     # -- reading ---------------------------------------------------------------------------
@@ -425,23 +451,6 @@ class PaperStore:
             if n < _PAGE:
                 return
             offset += _PAGE
-
-    def query(
-        self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
-    ) -> list[tuple[str, float]]:
-        """Nearest chunks as (chunk id, cosine similarity), best first."""
-        result = self._read(
-            lambda collection: collection.query(
-                query_embeddings=[vector.tolist()],
-                n_results=n,
-                where=where or None,
-                include=["distances"],
-            )
-        )
-        return [
-            (cid, 1.0 - float(d))
-            for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)
-        ]
 
     # -- writing ---------------------------------------------------------------------------
     def upsert(

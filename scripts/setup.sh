@@ -158,6 +158,7 @@ main() {
         rm -f "$STAMP"
     fi
 
+    # joins the local LLM and exports the embedder to ONNX once; checks both by their hashes
     step "Checking the bundled models"
     "$VPY" -m rag.models
     echo "$key" >"$STAMP"

@@ -9,10 +9,13 @@ import pytest
 
 
 def _isolate_cache() -> None:
-    """Tests keep their lexical-index snapshots apart, but share the assembled model file."""
+    """Tests keep their lexical-index snapshots apart, but share the model files (the
+    assembled LLM, the embedder's ONNX export)."""
     from rag.models import local_llm_path
+    from rag.settings import models_dir
 
     os.environ.setdefault("RAG_LLM__LOCAL__MODEL_PATH", str(local_llm_path()))
+    os.environ.setdefault("RAG_MODELS_DIR", str(models_dir()))
     os.environ["RAG_CACHE_DIR"] = str(Path(__file__).parent.parent / ".cache" / "test-rag")
 
 

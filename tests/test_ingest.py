@@ -8,10 +8,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.embedder import Embedder
@@ -82,6 +84,35 @@ def test_chunks_fit_the_embedder_window(bundled, embedder) -> None:
     assert max(embedder.count_tokens(texts)) <= 256
     assert len(texts) > 19  # long abstracts were split, at sentence boundaries
     assert all(t.rstrip().endswith((".", ")", "}", "]")) for t in corpus.chunk_texts)
+
+
+def test_each_chunk_gets_its_own_vector_across_windows_and_files(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks are embedded sorted by length, in windows spanning files, and written as their
+    papers complete: every vector still lands on its own chunk."""
+    import rag.ingest
+
+    monkeypatch.setattr(rag.ingest, "_WINDOW_PAPERS", 7)
+    monkeypatch.setattr(rag.ingest, "_WRITE_PAPERS", 3)
+    calls: list[tuple[int, int, str]] = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append((done, total, threading.current_thread().name))
+
+    a = make_assistant(tmp_path / "idx", embedder)
+    extra = write_jsonl(tmp_path / "p.jsonl", papers(20))
+    report = a.ingest([BUNDLED, extra], progress=progress)
+    assert report.added == 39
+    chunks = list(a.store.iter_chunks(with_vectors=True))
+    assert len(chunks) == report.chunks_written > 39
+    expected = embedder.embed([f"{c.meta['title']}. {c.text}" for c in chunks])
+    stored = np.stack([c.vector for c in chunks if c.vector is not None])
+    assert np.sum(stored * expected, axis=1).min() >= 0.9999
+
+    done = [d for d, _, _ in calls]
+    assert done == sorted(done) and done[-1] == 39 and len(done) >= 2
+    assert {(t, name) for _, t, name in calls} == {(39, threading.main_thread().name)}
 
 
 def test_reingest_is_a_noop_and_changes_update_in_place(tmp_path: Path, embedder) -> None:

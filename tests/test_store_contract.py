@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import time
@@ -166,6 +167,67 @@ def test_another_chunking_is_refused_as_an_embedder_mismatch(
     with pytest.raises(EmbedderMismatchError, match="chunk_tokens=256, not 128"):
         make(other).ingest([source])
     assert make().ingest([source]).unchanged == len(RECORDS)  # the index is untouched
+
+
+def test_the_index_records_runtime_and_precision_and_refuses_another(
+    make: MakeAssistant, tmp_path: Path
+) -> None:
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS)
+    a = make()
+    a.ingest([source])
+    meta = a.store.metadata()
+    assert (meta["embedder"], meta["runtime"], meta["precision"]) == (
+        "sentence-transformers/all-MiniLM-L6-v2",
+        "onnxruntime",
+        "fp32",
+    )
+    int8 = make(Embedder(EmbedderSettings(precision="int8")))
+    refused = "built with precision='fp32', not 'int8'. Rebuild it: `rag ingest --rebuild PATH`"
+    for mode in ("hybrid", "dense"):
+        with pytest.raises(EmbedderMismatchError, match=re.escape(refused)):
+            int8.search("mode collapse in GANs", 3, mode=mode)
+    with pytest.raises(EmbedderMismatchError, match="precision='fp32', not 'int8'"):
+        int8.ask("What causes mode collapse in GANs?")
+    with pytest.raises(EmbedderMismatchError, match="precision='fp32', not 'int8'"):
+        int8.ingest([source])
+    # words alone compare no vectors; the index is untouched
+    assert int8.search("mode collapse in GANs", 1, mode="bm25")[0].paper.paper_id == "neurips-gan"
+    assert make().ingest([source]).unchanged == len(RECORDS)
+
+
+def test_an_index_of_sentence_transformers_vectors_keeps_working_in_fp32(
+    make: MakeAssistant, tmp_path: Path, embedder: Embedder
+) -> None:
+    """Indexes built before the ONNX runtime (torch sentence-transformers, no runtime or
+    precision recorded) are searched and extended with fp32, whose vectors are the same;
+    int8 is refused with the rebuild command."""
+    from sentence_transformers import SentenceTransformer
+
+    source = write_jsonl(tmp_path / "p.jsonl", RECORDS)
+    a = make()
+    a.ingest([source])
+    chunks = list(a.store.iter_chunks())  # as the old code wrote them:
+    model = SentenceTransformer(embedder.path, device="cpu", local_files_only=True)
+    texts = [f"{c.meta['title']}. {c.text}" for c in chunks]
+    vectors = model.encode(texts, normalize_embeddings=True)
+    a.store.upsert([c.chunk_id for c in chunks], vectors, texts, [c.meta for c in chunks])
+    meta = a.store.metadata()
+    a.store._modify({k: v for k, v in meta.items() if k not in ("runtime", "precision")})
+    a.store.bump_version()
+
+    legacy = make()
+    for question, paper_id in QUESTIONS.items():
+        hits = legacy.search(question, 3, mode="dense", parse=False)
+        assert hits[0].paper.paper_id == paper_id, question
+        vector = model.encode([question], normalize_embeddings=True)[0]
+        stored = legacy.retriever.corpus.vectors[
+            legacy.retriever.corpus.chunk_index[f"{paper_id}::0"]
+        ]
+        assert hits[0].dense_similarity == pytest.approx(float(stored @ vector), abs=1e-4)
+    with pytest.raises(EmbedderMismatchError, match="runtime='sentence-transformers'.*--rebuild"):
+        make(Embedder(EmbedderSettings(precision="int8"))).search("mode collapse in GANs")
+    assert legacy.ingest([source]).unchanged == len(RECORDS)
+    assert legacy.store.metadata()["runtime"] == "onnxruntime"  # recorded from now on
 
 
 def test_venue_and_year_filters_hold_on_every_side(make: MakeAssistant, tmp_path: Path) -> None:
