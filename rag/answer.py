@@ -417,6 +417,8 @@ def falls_short(checker: Checker, question: str) -> bool:
 
     if not checker.citations():
         return True
+    if premises.compares(question) and len(checker.order) < min(2, len(checker.sources)):
+        return True  # a comparison that speaks of one paper only
     shown = plain(checker.shown)
     if premises.asks_number(question) and not numbers_in(shown, standalone=True):
         return True

@@ -175,8 +175,10 @@ def named_phrases(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
 
 
 def has_phrase(abstract: Abstract, phrase: str) -> bool:
-    flat = re.sub(r"[\s-]+", " ", abstract.text_lower)
-    return re.sub(r"[\s-]+", " ", phrase.lower()) in flat
+    """Whether the abstract says the phrase, in singular or plural ("Neural ODEs")."""
+    words = [re.escape(w.removesuffix("s")) for w in re.split(r"[\s-]+", phrase.lower()) if w]
+    pattern = r"(?<!\w)" + r"s?[\s-]+".join(words) + r"s?(?!\w)"
+    return re.search(pattern, abstract.text_lower) is not None
 
 
 def shortfall(question_terms: list[str], lacking: list[str]) -> bool:
