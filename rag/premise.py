@@ -50,7 +50,8 @@ _COMPARE = re.compile(
 _NUMERIC = re.compile(
     r"\bhow (?:many|much|large|long|fast|big|small)\b|\bwhat(?: is| are)?(?: the)?(?: exact)? "
     r"(?:percentage|number|value|rate|size|constant|speed-?up|accuracy|sample complexity|"
-    r"bound)\b|\bby how\b",
+    r"bound)\b|\bby how\b|\bby what (?:margin|factor|amount|percentage)\b|"
+    r"\bwhat is (?:\w+'s )?(?:the )?(?:largest|biggest|average|mean|total) ",
     re.I,
 )
 
@@ -128,6 +129,10 @@ _SAME = [
     "gnn gnns graph",
     "neural network networks",
     "deep depth",
+    "gain gains improve improves improved improvement improvements outperform outperforms "
+    "beat beats margin",
+    "hurt hurts harm harms adversely degrade degrades",
+    "largest biggest highest maximum most",
 ]
 
 
