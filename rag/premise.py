@@ -48,7 +48,7 @@ _COMPARE = re.compile(
     re.I,
 )
 _NUMERIC = re.compile(
-    r"\bhow (?:many|much|large|long|fast|big|small)\b|\bwhat(?: is| are)?(?: the)?(?: exact)? "
+    r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|\bwhat(?: is| are)?(?: the)?(?: exact)? "
     r"(?:percentage|number|value|rate|size|constant|speed-?up|accuracy|sample complexity|"
     r"bound)\b|\bby how\b|\bby what (?:margin|factor|amount|percentage)\b|"
     r"\bwhat is (?:\w+'s )?(?:the )?(?:largest|biggest|average|mean|total) ",
@@ -133,6 +133,7 @@ _SAME = [
     "beat beats margin",
     "hurt hurts harm harms adversely degrade degrades",
     "largest biggest highest maximum most",
+    "reveal reveals unveil unveils uncover uncovers",
 ]
 
 
