@@ -48,7 +48,8 @@ _COMPARE = re.compile(
     re.I,
 )
 _NUMERIC = re.compile(
-    r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|\bwhat(?: is| are)?(?: the)?(?: exact)? "
+    r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|"
+    r"\bwhat(?: is| are)?(?: the)?(?: exact)? "
     r"(?:percentage|number|value|rate|size|constant|speed-?up|accuracy|sample complexity|"
     r"bound)\b|\bby how\b|\bby what (?:margin|factor|amount|percentage)\b|"
     r"\bwhat is (?:\w+'s )?(?:the )?(?:largest|biggest|average|mean|total) ",
