@@ -101,15 +101,19 @@ def test_a_repeated_question_reuses_its_vector_which_no_caller_can_change(embedd
 
 
 def test_no_command_imports_torch(tmp_path: Path) -> None:
-    """Ingest, search and ask run on onnxruntime alone: torch is never imported."""
+    """Ingest, search, ask and the web app run on onnxruntime alone: torch is never
+    imported."""
     index = str(tmp_path / "idx")
     code = (
         "import sys\n"
+        "from rag import Assistant\n"
         "from rag.cli import main\n"
+        "from ui.app import build_app\n"
         f"assert main(['ingest', '--bundled', '--index-dir', {index!r}]) == 0\n"
         f"assert main(['search', '--index-dir', {index!r}, 'model merging']) == 0\n"
         f"assert main(['ask', '--index-dir', {index!r}, '--llm', 'extractive',\n"
         "             'How can counterfactual explanations be made robust?']) == 0\n"
+        f"build_app(Assistant.open(index_dir={index!r}, llm='extractive'))  # what serve runs\n"
         "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers')"
         " if m in sys.modules)\n"
         "print('HEAVY', heavy)\n"
