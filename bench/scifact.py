@@ -26,7 +26,7 @@ from typing import Any
 from _common import REPO, Query, index_info, indexes, retrievers_arg, run_queries, table, write_json
 
 DATA = indexes.SHARED / "bench" / "scifact"
-METRICS = ("ndcg@10", "recall@10", "mrr")
+METRICS = ("ndcg@10", "recall@1", "recall@10", "mrr")
 # nDCG@10 on BEIR SciFact (test claims), as published.
 ANCHORS = {
     "bm25": "0.67-0.69",
