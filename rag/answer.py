@@ -296,9 +296,32 @@ def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
     lines = []
     for source in gap.sources:
         s = by_id[source.paper.paper_id]
-        top = _best_sentences(s, 2 if gap.coverage == "unstated" else 1)
+        if gap.coverage == "no_paper":  # what the paper itself does, not what it builds on
+            top = [_own_contribution(s, source.abstract)]
+        else:
+            top = _best_sentences(s, 2)
         lines.append(f"- {source.paper.title}: {' '.join(top).rstrip(' .')} [{source.number}].")
     return "\n".join(lines)
+
+
+def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
+    """The sentence closest to the question among those where the paper says what it does
+    ("we propose ...", "CryoACE reconstructs ..."), else the closest one."""
+    from .support import about_earlier_work
+
+    name = abstract.name.lower()
+    own = [
+        i
+        for i, x in enumerate(s.sentences)
+        if (
+            re.search(r"\b(we|our|this paper|this work)\b", x, re.I) or (name and name in x.lower())
+        )
+        and not about_earlier_work(x, None)
+        and not is_boilerplate(x)
+    ]
+    if not own:
+        return _best_sentences(s, 1)[0]
+    return s.sentences[max(own, key=lambda i: s.similarities[i])]
 
 
 def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
