@@ -26,11 +26,16 @@ from .support import (
     Abstract,
     Statement,
     Verdict,
+    about_earlier_work,
     is_boilerplate,
     is_lead_in,
     judge,
+    method_name,
+    names_in,
+    numbers_in,
     plain,
     repeats,
+    speaks_of_itself,
     split_statements,
 )
 from .types import Answer, Citation, Coverage, Hit, Paper, Removed
@@ -133,10 +138,7 @@ def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[Score
 
 def paper_name(paper: Paper) -> str:
     """The short name a title gives its method ("CSR", "R³-Bench"), or "" if none."""
-    head = re.split(r"\s*[:(]", paper.title, maxsplit=1)[0].strip()
-    if len(head.split()) > 2 or head == paper.title.strip() and len(head.split()) > 1:
-        return ""
-    return head if len(head) >= 3 and re.search(r"[A-Z0-9²³]", head) else ""
+    return method_name(paper.title)
 
 
 def names_paper(question: str, paper: Paper) -> bool:
@@ -270,8 +272,6 @@ def _best_covering(terms: list[str], sources: list[Source]) -> Source:
 
 def _states_a_number(question: str, source: Source) -> bool:
     """Whether the sentences of the abstract closest to the question hold a number."""
-    from .support import numbers_in
-
     asked = set(numbers_in(question))
     return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences)
 
@@ -279,8 +279,6 @@ def _states_a_number(question: str, source: Source) -> bool:
 def _names_something(question: str, source: Source) -> bool:
     """Whether the abstract sentences closest to the question name something the question
     does not (a dataset, a model, a baseline)."""
-    from .support import names_in
-
     title = plain(source.paper.title)
     known = {w.lower() for w in [*names_in(question), paper_name(source.paper), *title.split()]}
     return any(
@@ -307,15 +305,10 @@ def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
 def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
     """The sentence closest to the question among those where the paper says what it does
     ("we propose ...", "CryoACE reconstructs ..."), else the closest one."""
-    from .support import about_earlier_work
-
-    name = abstract.name.lower()
     own = [
         i
         for i, x in enumerate(s.sentences)
-        if (
-            re.search(r"\b(we|our|this paper|this work)\b", x, re.I) or (name and name in x.lower())
-        )
+        if speaks_of_itself(x, abstract.name)
         and not about_earlier_work(x, None)
         and not is_boilerplate(x)
     ]
@@ -325,8 +318,6 @@ def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
 
 
 def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
-    from .support import names_in, numbers_in
-
     bonus = np.zeros(len(s.sentences))
     if question and premises.asks_number(question):
         bonus += [0.15 * bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
@@ -346,8 +337,8 @@ class Checker:
     """Checks an answer's statements as they are written and renders those that stand.
 
     ``feed`` takes the reply piece by piece and returns the checked text that may be shown
-    now: whole statements, each with its renumbered marker. ``answer`` builds the final
-    ``Answer`` from everything fed.
+    now: whole statements, each with its renumbered marker; ``close`` checks what is left.
+    ``shown``, ``citations()`` and ``removed()`` are what the final ``Answer`` is made of.
     """
 
     def __init__(self, sources: list[Source], embedder: Embedder, question: str = "") -> None:
@@ -443,8 +434,6 @@ class Checker:
 def falls_short(checker: Checker, question: str) -> bool:
     """Nothing the model wrote survived the check, or what did lacks the number or the
     names the question asks for."""
-    from .support import names_in, numbers_in
-
     if not checker.citations():
         return True
     if premises.compares(question) and len(checker.order) < min(2, len(checker.sources)):

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .retrieve import tokenize
-from .support import GENERIC_STEMS, Abstract, names_in
+from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in
 
 # Words questions use to ask, not to say what they are about.
 _ASKING = (
@@ -85,8 +85,6 @@ def asks_limitations(question: str) -> bool:
 def own_limitations(abstract: Abstract) -> list[str]:
     """Sentences in which the paper states a limitation of its own, not of earlier work
     ("To address these limitations, we ..." is about earlier work)."""
-    from .support import about_earlier_work
-
     return [
         s
         for s in abstract.sentences

@@ -19,7 +19,7 @@ Word checks compare stems, so "merges" matches "merging". The thresholds are cal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,9 +123,7 @@ class Abstract:
 
     @property
     def name(self) -> str:
-        """The method name the title starts with ("OPIC" of "OPIC: evolutionary ...")."""
-        head = re.split(r"\s*[:(]", self.title, maxsplit=1)[0].strip()
-        return head if len(head.split()) <= 2 else ""
+        return method_name(self.title)
 
     @classmethod
     def of(
@@ -165,6 +163,14 @@ class Verdict:
     @property
     def kept(self) -> bool:
         return bool(self.sources)
+
+
+def method_name(title: str) -> str:
+    """The short name a title gives its method ("CSR", "R³-Bench"), or "" if none."""
+    head = re.split(r"\s*[:(]", title, maxsplit=1)[0].strip()
+    if len(head.split()) > 2 or head == title.strip() and len(head.split()) > 1:
+        return ""
+    return head if len(head) >= 3 and re.search(r"[A-Z0-9²³]", head) else ""
 
 
 _LATEX_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm|mathbf|text|url)\{([^{}]*)\}")
@@ -336,8 +342,12 @@ def about_earlier_work(sentence: str, name: str | None = "") -> bool:
     paper's (``name=None``: any sentence that names earlier work)."""
     if not _EARLIER.search(sentence) or name is None:
         return bool(_EARLIER.search(sentence))
-    own = _OWN.search(sentence) or (name and name.lower() in plain(sentence).lower())
-    return not own
+    return not speaks_of_itself(sentence, name)
+
+
+def speaks_of_itself(sentence: str, name: str = "") -> bool:
+    """The paper speaking of its own work: "we", "our", "this paper", or its method name."""
+    return bool(_OWN.search(sentence)) or bool(name and name.lower() in plain(sentence).lower())
 
 
 def _near(statement: str, vector: np.ndarray, abstract: Abstract, n: int = 2) -> list[str]:
@@ -542,7 +552,3 @@ def is_lead_in(statement: Statement) -> bool:
     """A connective with nothing to check: "Two papers match:", "Yes."."""
     words = content_stems(statement.text)
     return statement.text.rstrip().endswith(":") and len(words) <= 4 or not words
-
-
-def reasons(verdicts: Sequence[Verdict]) -> list[str]:
-    return [v.reason for v in verdicts if not v.kept]
