@@ -20,21 +20,10 @@ from rag.store import PaperStore
 
 from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
 from .servers import free_port, wait_for_http
+from .test_multiprocess import FIRST  # the same two papers to start from
 
 ROOT = Path(__file__).parent.parent
 
-FIRST = [
-    {
-        "id": "bandits",
-        "title": "Thompson Sampling for Linear Bandits",
-        "abstract": "We bound the regret of Thompson sampling for linear contextual bandits.",
-    },
-    {
-        "id": "molecules",
-        "title": "Message Passing for Molecules",
-        "abstract": "Graph neural networks predict quantum properties of molecules from bonds.",
-    },
-]
 NEW = {
     "id": "surface-codes",
     "title": "Decoding Surface Codes with Neural Networks",
