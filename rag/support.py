@@ -445,7 +445,9 @@ def judge(
     if embed is not None and len(parts) > 1:
         found = _each_part(parts, embed(parts), [*cited, *others])
         if found:
-            first = dict(reversed(found))  # each source with the first sentence it lends
+            first: dict[int, str] = {}  # each source, in the order the parts name them,
+            for number, sentence in found:  # with the first sentence it lends
+                first.setdefault(number, sentence)
             return Verdict(statement, tuple(first), tuple(first.values()))
     if not statement.cites:
         first_reason = "it cites no source, and no source states it" + (
