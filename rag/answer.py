@@ -9,6 +9,7 @@ or the question presumes what no abstract says, no model is called.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
@@ -38,6 +39,7 @@ from .support import (
     speaks_of_itself,
     split_statements,
 )
+from .titles import introduced_names
 from .types import Answer, Citation, Coverage, Hit, Paper, Removed
 
 REFUSAL = "The indexed papers do not cover this question."
@@ -142,8 +144,33 @@ def paper_name(paper: Paper) -> str:
 
 
 def names_paper(question: str, paper: Paper) -> bool:
-    name = paper_name(paper)
-    return bool(name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question) is not None
+    """The question names the paper's method: its title's name or one its abstract introduces
+    ("R3-Refiner" names the paper that proposes R³-Refiner)."""
+    text = _digits(question)
+    return any(
+        re.search(rf"(?<![\w-]){re.escape(_digits(name))}(?![\w-])", text)
+        for name in _names(paper.title, paper.abstract)
+    )
+
+
+def without_name(question: str, paper: Paper) -> str:
+    """The question with the paper's names taken out."""
+    text = _digits(question)
+    for name in _names(paper.title, paper.abstract):
+        text = re.sub(rf"(?<![\w-]){re.escape(_digits(name))}(?![\w-])", " ", text)
+    return " ".join(text.split())
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(title: str, abstract: str) -> tuple[str, ...]:
+    return tuple(n for n in dict.fromkeys((method_name(title), *introduced_names(abstract))) if n)
+
+
+_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789", "^")
+
+
+def _digits(text: str) -> str:
+    return text.translate(_DIGITS)
 
 
 def build_sources(

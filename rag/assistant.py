@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from . import answer as answering
+from . import lists
+from . import premise as premises
 from .embedder import Embedder
 from .errors import InputError
 from .ingest import IngestReport, Progress, ingest
@@ -126,11 +128,13 @@ class Assistant:
         keyword: str | None = None,
         mode: str = "hybrid",
         parse: bool = True,
+        min_relevance: float | None = None,
     ) -> list[Hit]:
         """Papers for a question, one hit per paper, best first.
 
         Filters given here win over filters named in the question (``parse=False`` to
-        ignore the latter).
+        ignore the latter). ``min_relevance``: leave out papers none of whose abstract
+        sentences reaches this cosine similarity to the question (unless it names them).
         """
         if not question.strip():
             raise InputError("the question is empty. Type a question about the papers.")
@@ -142,7 +146,29 @@ class Assistant:
             question, parse, venue, year, year_min, year_max, author, keyword, corpus=corpus
         )
         embedding = early if query == question else None
-        return self.retriever.search(query, k, filters, mode, corpus, embedding)
+        hits = self.retriever.search(query, k, filters, mode, corpus, embedding)
+        if min_relevance is None:
+            return hits
+        return lists.above(query, hits, self.embedder, min_relevance)
+
+    def find_all(self, question: str, *, parse: bool = True, **filters: Any) -> lists.PaperList:
+        """Every paper relevant to a list question ("Which papers ...", "How many papers
+        ..."), within the filters (as for ``search``), best first, each with the sentence of
+        its abstract that says why; not the top k."""
+        corpus = self.retriever.corpus
+        found, query = self._filters(question, parse, *_filter_args(**filters), corpus=corpus)
+        vectors = self.retriever._vectors(corpus)
+        return lists.find_all(corpus, self.embedder, vectors, query, found)
+
+    def related(self, paper: Paper | str, k: int = 5, **filters: Any) -> list[Hit]:
+        """The ``k`` papers nearest ``paper`` (a Paper, an id or a title) by their stored
+        vectors, within the filters (as for ``search``)."""
+        corpus = self.retriever.corpus
+        found = lists.resolve(corpus, paper)
+        if found is None or isinstance(found, list):
+            raise InputError(lists.unresolved(paper, found))
+        chosen, _ = self._filters("", False, *_filter_args(**filters), corpus=corpus)
+        return lists.related(corpus, self.retriever._vectors(corpus), found, k, chosen)
 
     def _filters(
         self,
@@ -197,8 +223,16 @@ class Assistant:
         started = time.perf_counter()
         yield Step("searching")
         query = rewrite_followup(question, history)
+        if lists.is_list_question(query):  # every relevant paper; none: answered as before
+            found = self.find_all(query, **filters)
+            if found.papers:
+                timings["retrieve"] = time.perf_counter() - started
+                yield from lists.answer_events(found, self.embedder, backend, timings)
+                return
         hits = self.search(query, k, **filters)
         relevant = self._relevant(query, hits)
+        if premises.compares(query):
+            relevant = self._compared(query, relevant, k, filters)
         sources = answering.build_sources(relevant, self.embedder)
         timings["retrieve"] = time.perf_counter() - started
         yield Step("reading", tuple(s.hit for s in sources), query)
@@ -244,6 +278,26 @@ class Assistant:
         # papers far below the best match are retrieved, not relevant: they are not cited
         floor = max(threshold, best - answering.RELEVANCE_MARGIN)
         return [s for s in scored if s.relevance >= floor]
+
+    def _compared(
+        self,
+        query: str,
+        relevant: list[answering.ScoredHit],
+        k: int | None,
+        filters: dict[str, Any],
+    ) -> list[answering.ScoredHit]:
+        """A comparison that names one paper and describes the other ("the dataset valuation
+        paper and RLER"): the other is the best paper for the question without the name."""
+        named = [s for s in relevant if s.named]
+        if len(named) != 1:
+            return relevant
+        rest = answering.without_name(query, named[0].hit.paper)
+        own = named[0].hit.paper.paper_id
+        hits = [h for h in self.search(rest, k, **filters) if h.paper.paper_id != own]
+        others = [s for s in self._relevant(rest, hits) if not s.named]
+        if not others:
+            return relevant
+        return [*named, replace(others[0], named=True)]
 
     def _generate(
         self,
@@ -301,3 +355,14 @@ class Assistant:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})
                 self._llms[backend] = make_llm(llm_settings)
             return self._llms[backend]
+
+
+def _filter_args(
+    venue: str | None = None,
+    year: int | None = None,
+    year_min: int | None = None,
+    year_max: int | None = None,
+    author: str | None = None,
+    keyword: str | None = None,
+) -> tuple[Any, ...]:
+    return venue, year, year_min, year_max, author, keyword

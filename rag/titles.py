@@ -130,7 +130,17 @@ def _sentences(text: str) -> list[str]:
 # --- papers that name what they introduce ---------------------------------------------
 
 
+def introduced_names(abstract: str) -> tuple[str, ...]:
+    """Every name the abstract introduces for its own work ("R³-Bench", "R³-Refiner")."""
+    sentences = _sentences(strip_markup(abstract))
+    return tuple(dict.fromkeys(n.name for n in _all_named(sentences)))
+
+
 def _find_named(sentences: list[str]) -> _Named | None:
+    return next(_all_named(sentences), None)
+
+
+def _all_named(sentences: list[str]) -> Iterator[_Named]:
     for sentence in sentences:
         if not re.search(r"\b(?:we|our)\b", sentence, re.IGNORECASE):
             continue  # "Jung et al. introduce ..." is prior work, not this paper's
@@ -141,8 +151,7 @@ def _find_named(sentences: list[str]) -> _Named | None:
             else:
                 named = _name_after_naming(rest, sentence[: match.start()])
             if named is not None:
-                return named
-    return None
+                yield named
 
 
 def _name_after_verb(rest: str) -> _Named | None:

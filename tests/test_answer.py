@@ -241,3 +241,24 @@ def test_a_comparison_is_kept_when_each_part_is_stated_by_a_source(bundled_index
     answer = a.ask("Compare the two model-merging papers.")
     assert answer.removed == () and "[1, 2]" in answer.text
     assert sorted(c.paper.title[:4] for c in answer.citations) == ["OPIC", "Trap"]
+
+
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        # a name the abstract introduces besides its title's, written without the superscript
+        ("How do RLER and R3-Refiner use reinforcement learning differently?", ["RLER", "R³-B"]),
+        # one paper named, the other described
+        (
+            "How do the dataset valuation paper and RLER deal with scarce training data?",
+            ["RLER", "Scal"],
+        ),
+        (
+            "How do SparseOpt and the selective KV recomputation paper make models efficient?",
+            ["Info", "Spar"],
+        ),
+    ],
+)
+def test_a_comparison_reads_and_cites_both_papers(bundled, question: str, papers: list[str]):
+    answer = bundled.ask(question, llm="extractive")
+    assert sorted(c.paper.title[:4] for c in answer.citations) == papers
