@@ -81,6 +81,7 @@ class Answer:
     coverage: Coverage = "answered"
     backend: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    listing: bool = False  # a list question's answer: the count, then a cited line per paper
 
     @property
     def references(self) -> str:

@@ -1,0 +1,398 @@
+"""Questions that ask for every paper, and a paper's neighbours.
+
+"Which papers ...", "List papers on ...", "How many papers ...": question -> its topic (the
+asking words taken off) -> the papers within the filters whose stored chunk vectors, or
+whose words, come nearest the topic (``POOL`` and ``LEXICAL_POOL`` of them) -> each one's
+abstract sentences scored against the topic, and the share of the topic's words (and the
+field's names for one thing, ``CONCEPTS``) its abstract holds -> every paper over the bars
+(``Bars``, calibrated by ``bench/lists.py``) -> each with the sentence of its own abstract
+that says why, one the statement check (``rag.support.judge``) keeps, best first. The
+decision rests on the topic's cosine similarity to abstract sentences and on its words,
+not on the search's fused scores, so it does not move when the fusion does.
+
+Related papers: a paper's mean chunk vector against every stored chunk, one hit per paper.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import answer as answering
+from .chunking import split_sentences
+from .embedder import Embedder
+from .retrieve import Corpus, Filters, dense_top, tokenize, top_chunks
+from .support import (
+    GENERIC_STEMS,
+    Abstract,
+    about_earlier_work,
+    is_boilerplate,
+    judge,
+    plain,
+    speaks_of_itself,
+    split_statements,
+)
+from .types import Answer, Hit, Paper, Step
+
+# A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
+# all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_WORDS`` of it and its title and
+# abstract hold ``LIST_MIN_COVERAGE`` of the topic's words. Calibrated on the calibration half
+# of the keyword-topical queries by ``python bench/lists.py``: the bars with the best mean F1.
+LIST_MIN_SIMILARITY = 0.45
+LIST_MIN_SIMILARITY_WORDS = 0.35
+LIST_MIN_COVERAGE = 1.0
+POOL = 120  # papers nearest the topic by stored chunk vectors whose sentences are scored
+LEXICAL_POOL = 40  # ... and the papers BM25 puts first, which the vectors may rank lower
+REASONS_TRIED = 4  # sentences tried per paper for a reason the statement check keeps
+
+_LIST = re.compile(
+    r"^\s*(?:(?:which|what)\s+(?:[\w-]+\s+){0,3}?(?:papers|works|studies|articles)\b|"
+    r"how\s+many\s+(?:[\w-]+\s+){0,3}?(?:papers|works|studies|articles)\b|"
+    r"(?:list|enumerate)\b|count\s+(?:the\s+)?papers\b|"
+    r"(?:find|show|give|name)\s+(?:me\s+)?(?:all\s+|every\s+)?(?:the\s+)?(?:[\w-]+\s+)?"
+    r"(?:papers|works|studies)\b|(?:all|every)\s+papers?\b|"
+    r"(?:are\s+there\s+(?:any\s+)?(?:[\w-]+\s+)?papers)\b)",
+    re.I,
+)
+_COUNT = re.compile(r"^\s*(?:how\s+many|count)\b", re.I)
+_LEAD = re.compile(
+    r"^(?:(?:all|every|the|of|here|indexed|in\s+the\s+index|me|papers?|works?|studies|"
+    r"articles?|are|is|were|there|do|does|that|which|who|about|on|regarding|concerning|"
+    r"dealing\s+with|deal\s+with|related\s+to|in|with|for|,)\s+)+",
+    re.I,
+)
+
+
+def is_list_question(question: str) -> bool:
+    """The question asks for every paper that does something, or how many do."""
+    return bool(_LIST.search(question))
+
+
+def asks_count(question: str) -> bool:
+    return bool(_COUNT.search(question))
+
+
+def list_topic(question: str) -> str:
+    """What a list question is about: "How many papers are about reinforcement learning?"
+    -> "reinforcement learning"."""
+    m = _LIST.search(question)
+    rest = question[m.end() :] if m else question
+    rest = _LEAD.sub("", rest.strip() + " ").strip()
+    rest = re.sub(r"\s*(?:here|in the index|indexed)?\s*[?.!]+\s*$", "", rest).strip()
+    return rest or question.strip().rstrip("?.! ")
+
+
+@dataclass(frozen=True)
+class ListedPaper:
+    """A paper a list question finds: its relevance (the cosine of its closest abstract
+    sentence to the topic) and the sentence of its own abstract that says why."""
+
+    paper: Paper
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class PaperList:
+    """Every indexed paper relevant to a list question, within its filters, best first."""
+
+    question: str
+    topic: str
+    papers: tuple[ListedPaper, ...]
+    filters: Filters = Filters()
+
+    @property
+    def count(self) -> int:
+        return len(self.papers)
+
+    @property
+    def lead(self) -> str:
+        """The count, as the answer's first line: "2 indexed papers on model merging:"."""
+        n = self.count
+        where = f" ({self.filters.describe()})" if self.filters else ""
+        noun = "paper" if n == 1 else "papers"
+        return f"{n} indexed {noun}{where} match {_quoted(self.topic)}:"
+
+    def lines(self, start: int = 0, stop: int | None = None) -> list[str]:
+        """One cited line per paper, numbered from 1 over the whole list."""
+        return [
+            reason_line(p.paper, p.reason, n)
+            for n, p in enumerate(self.papers[start:stop], start=start + 1)
+        ]
+
+
+def _quoted(topic: str) -> str:
+    return f'"{topic}"'
+
+
+def reason_line(paper: Paper, sentence: str, number: int) -> str:
+    return f"- {paper.title}: {sentence.strip().rstrip(' .')} [{number}]."
+
+
+# -- finding every relevant paper ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Bars:
+    """When a candidate is relevant: its best sentence reaches ``similarity``, or reaches
+    ``similarity_with_words`` while its abstract holds ``coverage`` of the topic's words."""
+
+    similarity: float = LIST_MIN_SIMILARITY
+    similarity_with_words: float = LIST_MIN_SIMILARITY_WORDS
+    coverage: float = LIST_MIN_COVERAGE
+
+    def admit(self, c: Candidate) -> bool:
+        if c.scored.relevance >= self.similarity:
+            return True
+        return c.scored.relevance >= self.similarity_with_words and c.coverage >= self.coverage
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A paper that may be relevant: its sentences scored against the topic, and the share
+    of the topic's words its title and abstract hold."""
+
+    scored: answering.ScoredHit
+    coverage: float
+
+
+def find_all(
+    corpus: Corpus,
+    embedder: Embedder,
+    vectors: np.ndarray,
+    question: str,
+    filters: Filters,
+    bars: Bars | None = None,
+) -> PaperList:
+    """Every paper within ``filters`` relevant to the list question ``question``."""
+    topic = list_topic(question)
+    bars = bars or Bars()
+    candidates = candidates_for(corpus, embedder, vectors, topic, filters)
+    listed = []
+    for c in sorted(candidates, key=lambda c: -c.scored.relevance):
+        if not bars.admit(c):
+            continue
+        sentence = reason(c.scored, embedder)
+        if sentence:
+            listed.append(ListedPaper(c.scored.hit.paper, round(c.scored.relevance, 4), sentence))
+    return PaperList(question, topic, tuple(listed), filters)
+
+
+def candidates_for(
+    corpus: Corpus, embedder: Embedder, vectors: np.ndarray, topic: str, filters: Filters
+) -> list[Candidate]:
+    """The papers that may be relevant to a topic, each abstract sentence scored."""
+    mask = chunk_mask(corpus, filters)
+    vector = embedder.embed_query(topic)
+    by_cosine: dict[str, float] = {}
+    for chunk, sim in dense_top(vectors, vector, POOL * 3, mask):
+        by_cosine.setdefault(corpus.chunk_papers[chunk], sim)
+        if len(by_cosine) >= POOL:
+            break
+    best_words = top_chunks(corpus.lexical_scores(topic, mask), LEXICAL_POOL)
+    lexical = [corpus.chunk_papers[c] for c, _ in best_words]
+    hits = [
+        Hit(corpus.papers[pid], score=by_cosine.get(pid, 0.0), dense_similarity=by_cosine.get(pid))
+        for pid in dict.fromkeys([*by_cosine, *lexical])
+    ]
+    words = topic_words(topic)
+    return [
+        Candidate(s, coverage(words, s.hit.paper))
+        for s in answering.score_hits(topic, hits, embedder)
+    ]
+
+
+# Names the field uses for one thing: a topic that says one of them is held by an abstract
+# that says another ("reinforcement learning" by "GRPO").
+CONCEPTS = {
+    "reinforcement_learning": (
+        "reinforcement learning", "rl", "rlhf", "rlvr", "rlaif", "grpo", "ppo",
+        "policy optimization", "policy gradient", "policy gradients", "q-learning",
+    ),
+    "language_model": ("large language model", "language model", "llm", "lm"),
+    "vision_language_model": ("vision-language model", "vision language model", "vlm", "mllm"),
+    "graph_neural_network": ("graph neural network", "gnn"),
+    "retrieval_augmented_generation": (
+        "retrieval-augmented generation", "retrieval augmented generation", "rag",
+    ),
+}  # fmt: skip
+_CONCEPT = re.compile(
+    r"(?<![\w-])("
+    + "|".join(
+        sorted((re.escape(a) for names in CONCEPTS.values() for a in names), key=len, reverse=True)
+    )
+    + r")s?(?![\w-])",
+    re.I,
+)
+_CONCEPT_OF = {a: key.replace("_", "") for key, names in CONCEPTS.items() for a in names}
+
+
+def _concepts(text: str) -> str:
+    """Text with each of the field's names replaced by its concept's one word."""
+    return _CONCEPT.sub(lambda m: f" {_CONCEPT_OF[m.group(1).lower()]} ", plain(text))
+
+
+def topic_words(topic: str) -> list[str]:
+    """The stems a topic is about: its concepts and content words (all its words when every
+    one is generic: "evaluation")."""
+    stems = tokenize(_concepts(topic).replace("-", " "))
+    content = [s for s in stems if s not in GENERIC_STEMS]
+    return list(dict.fromkeys(content or stems))
+
+
+def coverage(words: list[str], paper: Paper) -> float:
+    """The share of the topic's words the paper's title and abstract hold."""
+    if not words:
+        return 0.0
+    held = set(tokenize(_concepts(f"{paper.title}. {paper.abstract}").replace("-", " ")))
+    return sum(w in held for w in words) / len(words)
+
+
+def chunk_mask(corpus: Corpus, filters: Filters) -> np.ndarray | None:
+    """1 for each chunk whose paper passes the filters, 0 otherwise; None: no filters."""
+    if not filters:
+        return None
+    allowed = np.fromiter(
+        (filters.matches(p) for p in corpus.papers.values()), dtype=bool, count=len(corpus.papers)
+    )
+    return allowed[corpus.chunk_paper_rows].astype(np.float32)
+
+
+def reason(s: answering.ScoredHit, embedder: Embedder) -> str:
+    """The sentence of the paper's abstract closest to the topic among those in which the
+    paper speaks of its own work, that the statement check keeps; "" if none."""
+    paper = s.hit.paper
+    abstract = Abstract.of(
+        1,
+        paper.title,
+        paper.abstract,
+        s.vectors,
+        lambda texts: answering.sentence_vectors(embedder, texts),
+    )
+    for i in _reason_order(s, abstract)[:REASONS_TRIED]:
+        statement = split_statements(reason_line(paper, s.sentences[i], 1))[0]
+        if judge(statement, embedder.embed_query(plain(statement.text)), {1: abstract}).kept:
+            return s.sentences[i]
+    return ""
+
+
+def _reason_order(s: answering.ScoredHit, abstract: Abstract) -> list[int]:
+    """Sentences best first: the paper's own work first, then the rest; never boilerplate."""
+
+    def own(i: int) -> bool:
+        x = s.sentences[i]
+        return speaks_of_itself(x, abstract.name) and not about_earlier_work(x, abstract.name)
+
+    order = [int(i) for i in np.argsort(-s.similarities) if not is_boilerplate(s.sentences[i])]
+    best = float(s.similarities[order[0]]) if order else 0.0
+    # a sentence of the paper's own work, unless a sentence far closer to the topic says it
+    close = [i for i in order if s.similarities[i] >= best - 0.1]
+    return [*(i for i in close if own(i)), *(i for i in order if not (i in close and own(i)))]
+
+
+# -- related papers ------------------------------------------------------------------------------
+def related(
+    corpus: Corpus, vectors: np.ndarray, paper: Paper, k: int, filters: Filters
+) -> list[Hit]:
+    """The ``k`` papers nearest ``paper`` by its stored vectors, within ``filters``."""
+    own = corpus.paper_chunks.get(paper.paper_id, [])
+    if not own:
+        return []
+    centre = np.asarray(vectors[own]).mean(axis=0)
+    centre /= max(float(np.linalg.norm(centre)), 1e-12)
+    mask = chunk_mask(corpus, filters)
+    mine = np.zeros(len(corpus.chunk_ids), dtype=np.float32)
+    mine[own] = 1.0
+    mask = (1.0 - mine) if mask is None else mask * (1.0 - mine)
+    best: dict[str, float] = {}
+    for chunk, sim in dense_top(vectors, centre, (k + 1) * 4, mask):
+        best.setdefault(corpus.chunk_papers[chunk], sim)
+    order = sorted(best, key=lambda pid: -best[pid])[:k]
+    return [Hit(corpus.papers[pid], score=best[pid], dense_similarity=best[pid]) for pid in order]
+
+
+def resolve(corpus: Corpus, name: str | Paper) -> Paper | None | list[Paper]:
+    """The paper ``name`` means: a Paper, an id, a title, or the method name a title gives
+    ("CSR"); a list of the candidates when several match, None when none does."""
+    if isinstance(name, Paper):
+        return corpus.papers.get(name.paper_id, name)
+    text = name.strip()
+    if text in corpus.papers:
+        return corpus.papers[text]
+    folded = _fold(text)
+    for match in (
+        lambda p: _fold(p.title) == folded,
+        lambda p: _fold(answering.paper_name(p)) == folded,
+        lambda p: folded in _fold(p.title),
+    ):
+        found = [p for p in corpus.papers.values() if match(p)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return found
+    return None
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\W+", " ", plain(text).lower()).strip()
+
+
+# -- the list as an answer -----------------------------------------------------------------------
+def answer_events(
+    found: PaperList, embedder: Embedder, backend: str, timings: dict[str, float]
+) -> Iterator[str | Step | Answer]:
+    """A list question's answer: the count, then a cited line per paper, each line checked
+    like any answer's statements (the count is of the lines that stand)."""
+    hits = tuple(Hit(p.paper, p.score, (p.reason,), dense_similarity=p.score) for p in found.papers)
+    yield Step("reading", hits, found.question)
+    started = time.perf_counter()
+    sources = [
+        answering.Source(n, hit, (p.reason,), _abstract(n, p.paper, embedder))
+        for n, (hit, p) in enumerate(zip(hits, found.papers, strict=True), start=1)
+    ]
+    checker = answering.Checker(sources, embedder, found.question)
+    checker.feed("\n".join(found.lines()))
+    checker.close()
+    citations = checker.citations()
+    kept = {c.paper.paper_id for c in citations}
+    lead = replace(found, papers=tuple(p for p in found.papers if p.paper.paper_id in kept)).lead
+    timings["generate"] = time.perf_counter() - started
+    text = f"{lead}\n{checker.shown.strip()}"
+    yield text
+    yield Answer(
+        text=text,
+        grounded=True,
+        query=found.question,
+        citations=citations,
+        hits=hits,
+        removed=checker.removed(),
+        backend=backend,
+        timings=timings,
+        listing=True,
+    )
+
+
+def _abstract(number: int, paper: Paper, embedder: Embedder) -> Abstract:
+    sentences = split_sentences(paper.abstract) or [paper.abstract]
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return answering.sentence_vectors(embedder, texts)
+
+    return Abstract.of(number, paper.title, paper.abstract, embed(sentences), embed)
+
+
+def above(question: str, hits: list[Hit], embedder: Embedder, min_similarity: float) -> list[Hit]:
+    """The hits relevant to a question: one of their abstract sentences reaches
+    ``min_similarity`` (cosine), or the question names the paper."""
+    scored = answering.score_hits(question, hits, embedder)
+    return [s.hit for s in scored if s.relevance >= min_similarity]
+
+
+def unresolved(name: str | Paper, found: list[Paper] | None) -> str:
+    """What to do when ``name`` names no paper, or several."""
+    if not found:
+        return f"No indexed paper is called {str(name)!r}. Pass a paper id or title (`rag search`)."
+    some = "; ".join(f"{p.paper_id} ({p.title[:60]})" for p in found[:5])
+    return f"{len(found)} papers match {str(name)!r}: {some}. Pass one's id."
