@@ -25,6 +25,7 @@ from .errors import (  # noqa: E402
 from .ingest import IngestReport  # noqa: E402
 from .retrieve import Filters  # noqa: E402
 from .settings import Settings, get_settings  # noqa: E402
+from .topics import Topic  # noqa: E402
 from .types import Answer, Citation, Hit, Paper, Removed, Step  # noqa: E402
 
 __all__ = [
@@ -48,5 +49,6 @@ __all__ = [
     "Settings",
     "Step",
     "StoreError",
+    "Topic",
     "get_settings",
 ]

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import answer as answering
 from . import lists
+from . import overview as overviews
 from . import premise as premises
 from .embedder import Embedder
 from .errors import InputError
@@ -20,6 +21,7 @@ from .question import parse_filters, rewrite_followup
 from .retrieve import Corpus, Filters, Retriever
 from .settings import Settings, get_settings
 from .store import PaperStore, describe
+from .topics import Topic, TopicCache, topics_of
 from .types import Answer, Hit, Paper, Step
 
 
@@ -170,6 +172,22 @@ class Assistant:
         chosen, _ = self._filters("", False, *_filter_args(**filters), corpus=corpus)
         return lists.related(corpus, self.retriever._vectors(corpus), found, k, chosen)
 
+    def topics(
+        self, venue: str | None = None, year: int | None = None, *, llm: str | None = None
+    ) -> list[Topic]:
+        """The themes of a venue and year (or of the whole index), largest first: its papers
+        grouped by their stored vectors, each group named by its distinctive terms, or by
+        the ``llm`` backend's short name for it where that name's words are the group's own.
+        Cached under the index's version stamp."""
+        return self._topics(Filters(venue=venue, year_min=year, year_max=year), llm)
+
+    def _topics(self, chosen: Filters, llm: str | None) -> list[Topic]:
+        backend = llm or self.settings.llm.backend
+        model = None if backend == "extractive" else self.llm(backend)
+        corpus, cache = self.retriever.corpus, TopicCache(self.store)
+        found = (chosen.venue, chosen.year_min, chosen.year_max)
+        return topics_of(corpus, cache, *found, llm=model, backend=backend)
+
     def _filters(
         self,
         question: str,
@@ -223,6 +241,9 @@ class Assistant:
         started = time.perf_counter()
         yield Step("searching")
         query = rewrite_followup(question, history)
+        if overviews.asks_overview(query, self.retriever.corpus.venues):
+            yield from self._overview(query, backend, filters, timings)
+            return
         if lists.is_list_question(query):  # every relevant paper; none: answered as before
             found = self.find_all(query, **filters)
             if found.papers:
@@ -267,6 +288,16 @@ class Assistant:
         if final.coverage == "not_covered":
             yield final.text
         yield final
+
+    def _overview(
+        self, query: str, backend: str, filters: dict[str, Any], timings: dict[str, float]
+    ) -> Iterator[str | Step | Answer]:
+        """A question about a whole venue or year, answered from its themes."""
+        started = time.perf_counter()
+        chosen, _ = self._filters(query, True, *_filter_args(**filters))
+        topics = self._topics(chosen, backend)
+        timings["retrieve"] = time.perf_counter() - started
+        yield from overviews.answer(query, topics, chosen, self.embedder, backend, timings)
 
     def _relevant(self, query: str, hits: list[Hit]) -> list[answering.ScoredHit]:
         """Hits close enough to the question to answer from, in fused order; none: refuse."""

@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = _command(sub, "eval", store, cmd_eval, "run an evaluation (same as eval/run.py)")
     ev.add_argument("rest", nargs=argparse.REMAINDER, help="options of eval/run.py")
     _command(sub, "settings", store, cmd_settings, "print the effective settings")
+    _topics_parser(sub, store)
     return parser
 
 
@@ -249,6 +250,47 @@ def cmd_settings(args: argparse.Namespace) -> int:
     )
     print(json.dumps(settings.model_dump(mode="json"), indent=2))
     return 0
+
+
+def _topics_parser(sub: Any, store: Any) -> None:
+    p = _command(sub, "topics", store, cmd_topics, "the themes of a venue and year")
+    p.add_argument("--venue")
+    p.add_argument("--year", type=int)
+    p.add_argument("--papers", type=int, default=3, help="papers listed per theme (default 3)")
+    p.add_argument("--json", action="store_true", help="print JSON (every paper, with its place)")
+    _llm_option(p)
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    topics = _assistant(args).topics(args.venue, args.year, llm=args.llm)
+    if args.json:
+        print(json.dumps([topic_json(t) for t in topics], ensure_ascii=False, indent=2))
+        return 0
+    if not topics:
+        print("No indexed papers match.")
+    for t in topics:
+        print(f"{t.topic_id + 1}. {readable(t.label)} ({t.size} paper{'s' if t.size != 1 else ''})")
+        print(f"   terms: {', '.join(readable(x) for x in t.terms)}")
+        for p in t.papers[: args.papers]:
+            print(f"   - {_clip(readable(p.label), 110)}")
+        if t.size > args.papers:
+            print(f"   ... and {t.size - args.papers} more")
+    return 0
+
+
+def topic_json(t: Any) -> dict[str, Any]:
+    from .sanitize import safe_text
+
+    return {
+        "topic_id": t.topic_id,
+        "label": safe_text(t.label),
+        "terms": [safe_text(x) for x in t.terms],
+        "size": t.size,
+        "papers": [
+            {**paper_json(p), "x": round(x, 4), "y": round(y, 4)}
+            for p, (x, y) in zip(t.papers, t.points, strict=True)
+        ],
+    }
 
 
 # -- output --------------------------------------------------------------------------------

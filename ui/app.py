@@ -26,6 +26,7 @@ from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, 
 from rag.cli import answer_json
 
 from . import render
+from . import topics as topics_tab
 from .render import FileResult, Turn
 
 if TYPE_CHECKING:
@@ -345,6 +346,8 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                 chat = _chat_tab(gr, assistant, stats)
             with gr.Tab("Library", id="library"):
                 library = _library_tab(gr, assistant, stats)
+            with gr.Tab("Topics", id="topics"):
+                topics_tab.build_tab(gr, assistant, *_filter_choices(stats))
         _wire_chat(gr, handlers, chat, turns)
         _wire_library(gr, handlers, library, chat, header, banner, demo)
         gr.api(handlers.ask_json, api_name="ask", concurrency_limit="default")
