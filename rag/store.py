@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -365,10 +366,37 @@ class PaperStore:
             raise NoIndexError(
                 f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
             )
-        with self._use() as conn:
-            meta = dict(self._collection(conn, fresh=True).metadata or {})
+        peeked = None if self._conn is not None or no_folder else self._peek_metadata()
+        if peeked is not None:
+            meta = peeked
+        else:
+            with self._use() as conn:
+                meta = dict(self._collection(conn, fresh=True).metadata or {})
         self._follow(str(meta.get("version", "")))
         return meta
+
+    def _peek_metadata(self) -> dict[str, Any] | None:
+        """The folder's collection metadata read straight from its SQLite file, read-only,
+        before any Chroma client exists: a fresh process whose snapshot is cached on disk
+        answers without loading Chroma at all. None when it cannot be read that way."""
+        uri = f"{(self.settings.index_dir / 'chroma.sqlite3').resolve().as_uri()}?mode=ro"
+        try:
+            with closing(sqlite3.connect(uri, uri=True, timeout=1.0)) as db:
+                rows = db.execute(
+                    "SELECT m.key, m.str_value, m.int_value, m.float_value, m.bool_value "
+                    "FROM collection_metadata m JOIN collections c ON c.id = m.collection_id "
+                    "WHERE c.name = ?",
+                    (self.settings.collection,),
+                ).fetchall()
+        except sqlite3.Error:
+            return None
+        meta: dict[str, Any] = {}
+        for key, text, integer, real, flag in rows:
+            values = (text, integer, real)
+            meta[key] = (
+                bool(flag) if flag is not None else next((v for v in values if v is not None), None)
+            )
+        return meta if "version" in meta else None
 
     def _folder_has_index(self) -> bool:
         return (self.settings.index_dir / "chroma.sqlite3").is_file()

@@ -68,7 +68,7 @@ from rag import Assistant
 a = Assistant.open(index_dir=sys.argv[1], llm="extractive")
 found = {q: [h.paper.paper_id for h in a.search(q, 5, mode="dense", parse=False)]
          for q in json.loads(sys.argv[2])}
-print(json.dumps(found))
+print(json.dumps({"found": found, "chroma": "chromadb" in sys.modules}))
 """
 
 
@@ -105,17 +105,33 @@ def test_papers_added_after_a_bulk_build_are_found_from_every_fresh_process(
     assert a.ingest([write_jsonl(tmp_path / "added.jsonl", added)]).added == len(ADDED)
 
     questions = {question: pid for pid, (*_, question) in ADDED.items()}
-    for _ in range(4):  # fresh processes: each opens the folder and its snapshot anew
-        run = subprocess.run(
-            [sys.executable, "-c", SEARCH, str(index), json.dumps(list(questions))],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert run.returncode == 0, run.stderr[-2000:]
-        found = json.loads(run.stdout.strip().splitlines()[-1])
+    for n in range(4):  # fresh processes: each opens the folder and its snapshot anew
+        result = fresh_search(index, list(questions))
         for question, pid in questions.items():
-            assert found[question][0] == pid, (question, found[question])
+            assert result["found"][question][0] == pid, (question, result["found"][question])
+        # once a snapshot is cached, a fresh process answers without loading Chroma
+        assert n == 0 or not result["chroma"]
+
+    # a later ingest changes the version: the next fresh process reads the new papers
+    late = {
+        "id": "late",
+        "title": "Tactile Sensing for Dexterous In-Hand Manipulation",
+        "abstract": "Fingertip tactile sensors let a robot hand rotate unseen objects.",
+    }
+    assert a.ingest([write_jsonl(tmp_path / "late.jsonl", [late])]).added == 1
+    question = "robot hands that use touch sensors to rotate objects"
+    assert fresh_search(index, [question])["found"][question][0] == "late"
+
+
+def fresh_search(index: Path, questions: list[str]) -> dict:
+    run = subprocess.run(
+        [sys.executable, "-c", SEARCH, str(index), json.dumps(questions)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def test_exact_search_ranks_every_allowed_chunk_by_cosine() -> None:
