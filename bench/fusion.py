@@ -1,21 +1,31 @@
-"""How to mix BM25 and dense scores: the fusion weight swept over four query sets at once.
+"""How to mix BM25 and dense scores: fixed weights, rank fusion and the learned model, on
+five query sets at once.
 
-    python bench/fusion.py                      # needle questions, TL;DR, keyword, SciFact
+    python bench/fusion.py                      # every set
     python bench/fusion.py --sets needle,tldr   # some of them
 
 Each query is searched once; its candidate papers (every paper either side found in its
-first ``retrieval.candidates`` chunks) keep their best chunk's BM25 score and cosine
-similarity, and each setting re-ranks those same candidates, so settings differ only in
-how they mix. Weight 1.0 is BM25 alone and 0.0 dense alone over those candidates; ``rrf``
-is reciprocal-rank fusion of the two orders. Sets: the bundled questions asked over the
-needle index (``eval/run.py --needle``), the ML TL;DR known-item and keyword-topic sets
-(``bench/ml.py``, same index) and the SciFact training claims (``bench/scifact.py``'s
-index). The indexes are those scripts' caches, built on first use.
+first ``retrieval.candidates`` chunks) keep their best chunk's BM25 score, cosine similarity
+and features (``rag.ranking``), and each setting re-ranks those same candidates, so settings
+differ only in how they mix. Weight 1.0 is BM25 alone and 0.0 dense alone over those
+candidates; ``rrf`` is reciprocal-rank fusion of the two orders; ``learned`` is the model in
+``rag/data/fusion.json`` (``bench/train_fusion.py``).
+
+Sets, each scored on queries the model was not trained on: the bundled questions asked over
+the needle index (``eval/run.py --needle``), questions about the same papers written without
+their abstracts at hand (``eval/questions/icml2026_unseen.jsonl``), the held-out half of the
+ML TL;DR known-item set and the whole keyword-topic set (``bench/ml.py``, same index), and
+the held-out half of the SciFact training claims (``bench/scifact.py``'s index). The other
+halves of TL;DR and SciFact, and ``bench/fusion_train.jsonl``, are the training queries.
+Candidates are cached per set in ``bench/out/fusion-candidates/`` for the index version
+and this code.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,36 +40,37 @@ from _common import REPO, Query, indexes, metrics, write_json
 
 from eval.questions import PaperLookup, load_questions
 from rag import Assistant
+from rag.ranking import FusionModel, bundled_model
 from rag.retrieve import Candidates, Filters, fuse_scores
 
-SETS = ("needle", "tldr", "keyword", "scifact")
+SETS = ("needle", "unseen", "tldr", "keyword", "scifact")
+TRAINING = ("tldr", "scifact", "written")
+MAIN = {"needle": "recall@1", "unseen": "recall@1", "tldr": "recall@1"}  # else nDCG@10
 WEIGHTS = (1.0, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.0)
-METRICS = ("recall@1", "mrr", "ndcg@10", "recall@10")
+METRICS = ("recall@1", "recall@5", "mrr", "ndcg@10")
 QUESTIONS = REPO / "eval" / "questions" / "icml2026.jsonl"
+UNSEEN = REPO / "eval" / "questions" / "icml2026_unseen.jsonl"
+WRITTEN = REPO / "bench" / "fusion_train.jsonl"
+CACHE = indexes.BENCH_OUT / "fusion-candidates"
+
+Found = dict[str, Candidates]
+Relevant = dict[str, list[str]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
-    from tqdm import tqdm
-
-    default = None
+    model = bundled_model() if args.model is None else load_model(args.model)
     results: dict[str, Any] = {}
     for name in args.sets:
-        assistant, queries = LOADERS[name]()
-        default = assistant.settings.retrieval.lexical_weight
-        found = {
-            q.qid: assistant.retriever.candidates(q.text, Filters(**q.filters))
-            for q in tqdm(queries, desc=name, unit=" q", file=sys.stderr, mininterval=2)
-        }
-        relevant = {q.qid: list(q.relevant) for q in queries}
-        results[name] = {"queries": len(queries), "settings": sweep(found, relevant)}
-        print(table(name, results[name], default), flush=True)
+        found, relevant = held_out_part(*collect(name, args.scifact_index))
+        results[name] = {"queries": len(found), "settings": sweep(found, relevant, model)}
+        print(table(name, results[name]), flush=True)
+    print(summary(results))
     out = write_json(
         args.out or indexes.BENCH_OUT / "fusion.json",
-        {"benchmark": "fusion", "default_weight": default, "sets": results,
-         "seconds": time.perf_counter() - started},
-    )  # fmt: skip
+        {"benchmark": "fusion", "sets": results, "seconds": time.perf_counter() - started},
+    )
     print(f"written: {out.relative_to(REPO) if out.is_relative_to(REPO) else out}")
     return 0
 
@@ -67,8 +78,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bench/fusion.py", description=__doc__.split("\n")[0])
     p.add_argument("--sets", type=_sets, default=list(SETS), help=",".join(SETS) + " (all)")
+    p.add_argument("--model", type=Path, help="a fusion model JSON (default: the bundled one)")
+    p.add_argument(
+        "--scifact-index",
+        type=Path,
+        default=indexes.BENCH_OUT / "scifact-index",
+        help="SciFact index folder (default: bench/out/scifact-index)",
+    )
     p.add_argument("--out", type=Path, help="result JSON (default: bench/out/fusion.json)")
-    return p
+    return p  # fmt: skip
 
 
 def _sets(value: str) -> list[str]:
@@ -78,22 +96,91 @@ def _sets(value: str) -> list[str]:
     return names
 
 
-def sweep(found: dict[str, Candidates], relevant: dict[str, list[str]]) -> dict[str, Any]:
-    """Every setting's metrics over the same candidates."""
-    settings: dict[str, Callable[[Candidates], np.ndarray]] = {
+def load_model(path: Path) -> FusionModel:
+    import json
+
+    return FusionModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+# -- candidates and splits --------------------------------------------------------------------
+def held_out(qid: str) -> bool:
+    """Half of the TL;DR and SciFact queries, fixed by their ids, are never trained on."""
+    return hashlib.sha1(qid.encode()).digest()[0] % 2 == 1
+
+
+def held_out_part(found: Found, relevant: Relevant, name: str) -> tuple[Found, Relevant]:
+    if name not in TRAINING:
+        return found, relevant
+    keep = [q for q in found if held_out(q)]
+    return {q: found[q] for q in keep}, {q: relevant[q] for q in keep}
+
+
+def training_part(found: Found, relevant: Relevant, name: str) -> tuple[Found, Relevant]:
+    keep = [q for q in found if name == "written" or not held_out(q)]
+    return {q: found[q] for q in keep}, {q: relevant[q] for q in keep}
+
+
+def collect(name: str, scifact_index: Path | None = None) -> tuple[Found, Relevant, str]:
+    """Every query's candidates (with features) and relevant papers, cached per index version
+    and code."""
+    assistant, queries = (
+        scifact_set(scifact_index) if name == "scifact" else LOADERS[name]()
+    )  # fmt: skip
+    key = f"{assistant.store.version()}|{_code_digest()}"
+    path = CACHE / f"{name}.pkl"
+    try:
+        with path.open("rb") as f:
+            cached = pickle.load(f)
+        if cached["key"] == key:
+            return cached["found"], cached["relevant"], name
+    except (OSError, EOFError, KeyError, pickle.UnpicklingError):
+        pass
+    from tqdm import tqdm
+
+    found = {
+        q.qid: assistant.retriever.candidates(q.text, Filters(**q.filters))
+        for q in tqdm(queries, desc=name, unit=" q", file=sys.stderr, mininterval=2)
+    }
+    relevant = {q.qid: list(q.relevant) for q in queries}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump({"key": key, "found": found, "relevant": relevant}, f)
+    return found, relevant, name
+
+
+def _code_digest() -> str:
+    digest = hashlib.sha1()
+    for module in ("ranking.py", "retrieve.py"):
+        digest.update((REPO / "rag" / module).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# -- the settings -----------------------------------------------------------------------------
+def settings(model: FusionModel | None) -> dict[str, Callable[[Candidates], np.ndarray]]:
+    out: dict[str, Callable[[Candidates], np.ndarray]] = {
         f"score {w:.1f}": lambda c, w=w: fuse_scores(c.lexical, c.dense, w) for w in WEIGHTS
     }
-    settings["rrf"] = lambda c: 1 / (60 + _ranks(c.lexical)) + 1 / (60 + _ranks(c.dense))
-    out = {}
-    for name, score in settings.items():
-        ranked = {
-            qid: [c.paper_ids[i] for i in np.argsort(-score(c), kind="stable")[:10]]
-            if c.paper_ids
-            else []
-            for qid, c in found.items()
-        }
-        out[name] = metrics.mean_metrics(metrics.ranking_metrics(relevant, ranked, METRICS))
+    out["rrf"] = lambda c: 1 / (60 + _ranks(c.lexical)) + 1 / (60 + _ranks(c.dense))
+    if model is not None:
+        out["learned"] = lambda c: model.score(c.features)
     return out
+
+
+def rank(found: Found, score: Callable[[Candidates], np.ndarray]) -> dict[str, list[str]]:
+    return {
+        qid: [c.paper_ids[i] for i in np.argsort(-score(c), kind="stable")[:10]]
+        if c.paper_ids
+        else []
+        for qid, c in found.items()
+    }
+
+
+def sweep(found: Found, relevant: Relevant, model: FusionModel | None) -> dict[str, Any]:
+    """Every setting's metrics over the same candidates."""
+    return {
+        name: metrics.mean_metrics(metrics.ranking_metrics(relevant, rank(found, s), METRICS))
+        for name, s in settings(model).items()
+    }
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -101,14 +188,29 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def table(name: str, result: dict[str, Any], default: float | None) -> str:
+def table(name: str, result: dict[str, Any]) -> str:
     lines = [f"{name} ({result['queries']} queries)", "| setting | " + " | ".join(METRICS) + " |"]
     lines.append("| --- |" + " --- |" * len(METRICS))
     for setting, values in result["settings"].items():
         label = {"score 1.0": "BM25 only", "score 0.0": "dense only"}.get(setting, setting)
-        if default is not None and setting == f"score {default:.1f}":
-            label += " (default)"
         lines.append(f"| {label} | " + " | ".join(f"{values[m]:.3f}" for m in METRICS) + " |")
+    return "\n".join(lines)
+
+
+def summary(results: dict[str, Any], fixed: str = "score 0.5") -> str:
+    """The learned model against the fixed weight, on each set's main metric and R@5."""
+    lines = ["| set | metric | fixed 0.5 | learned | change | R@5 fixed | R@5 learned |"]
+    lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, result in results.items():
+        metric = MAIN.get(name, "ndcg@10")
+        old, new = result["settings"][fixed], result["settings"].get("learned")
+        if new is None:
+            continue
+        lines.append(
+            f"| {name} ({result['queries']}) | {metric} | {old[metric]:.3f} | {new[metric]:.3f}"
+            f" | {new[metric] - old[metric]:+.3f} | {old['recall@5']:.3f}"
+            f" | {new['recall@5']:.3f} |"
+        )
     return "\n".join(lines)
 
 
@@ -118,20 +220,22 @@ def _needle_index() -> Assistant:
     return indexes.open_index(index_dir, sources, prune=prune)
 
 
-def needle() -> tuple[Assistant, list[Query]]:
-    """The bundled questions marked for needle mode, follow-ups rewritten as the app does."""
+def needle(path: Path = QUESTIONS) -> tuple[Assistant, list[Query]]:
+    """The questions marked for needle mode, follow-ups rewritten as the app does."""
     assistant = _needle_index()
     lookup = PaperLookup(assistant.papers())
     queries = []
-    for q in load_questions(QUESTIONS):
+    for q in load_questions(path):
         if not (q.needle and q.answerable):
             continue
         history: list[Any] = []
         for earlier in q.history:
             history.append(assistant.ask(earlier, history=list(history)))
-        text = assistant.ask(q.question, history=history, **q.filters).query
+        # a follow-up is searched as the app rewrites it; a list question's own route
+        # searches differently, so every other question is searched as asked
+        text = assistant.ask(q.question, history=history).query if history else q.question
         filters, query = assistant._filters(text, True, q.venue, q.year, None, None, None, None)
-        relevant = tuple(p.paper_id for p in lookup.resolve(q, QUESTIONS))
+        relevant = tuple(p.paper_id for p in lookup.resolve(q, path))
         queries.append(Query(q.id, query, relevant, asdict(filters)))
     return assistant, queries
 
@@ -140,9 +244,15 @@ def _ml(name: str) -> tuple[Assistant, list[Query]]:
     return _needle_index(), ml.read_queries(ml.DATA, name)
 
 
-def scifact_set() -> tuple[Assistant, list[Query]]:
+def written() -> tuple[Assistant, list[Query]]:
+    """Training questions about papers of the ML list (not the bundled ones)."""
+    rows = indexes.read_jsonl(WRITTEN)
+    return _needle_index(), [Query(r["id"], r["question"], (r["paper"],)) for r in rows]
+
+
+def scifact_set(index_dir: Path | None = None) -> tuple[Assistant, list[Query]]:
     data = scifact.DATA
-    index_dir = indexes.BENCH_OUT / "scifact-index"
+    index_dir = index_dir or indexes.BENCH_OUT / "scifact-index"
     papers = indexes.write_papers(
         index_dir / "papers.jsonl", list(scifact.read_corpus(data / "corpus.csv"))
     )
@@ -152,9 +262,11 @@ def scifact_set() -> tuple[Assistant, list[Query]]:
 
 LOADERS: dict[str, Callable[[], tuple[Assistant, list[Query]]]] = {
     "needle": needle,
+    "unseen": lambda: needle(UNSEEN),
     "tldr": lambda: _ml("tldr"),
     "keyword": lambda: _ml("keyword"),
     "scifact": scifact_set,
+    "written": written,
 }
 
 

@@ -1,5 +1,11 @@
 """Question to hits: BM25 and exact dense search, fused, one hit per paper.
 
+The fusion is learned (``rag.ranking``): every candidate either side finds is described by
+both scores and ranks and by how it matches the question's words, and scored by a small
+model trained on training queries. Words that the stemmer keeps apart but a question and
+an abstract use for one thing (``EQUIVALENT``: defend and defense) count as one on the
+lexical side.
+
 Both sides see the same filters. The lexical side is built from the index itself and
 cached on disk under the index's version stamp, so it stays in step with every ingest,
 in this process or another, and a fresh process loads it instead of rebuilding it.
@@ -16,12 +22,13 @@ import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import astuple, dataclass, field, fields
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import ranking
 from .embedder import Embedder
 from .errors import EmbedderMismatchError, NoIndexError
 from .settings import RetrievalSettings, cache_dir
@@ -88,6 +95,53 @@ def tokenize(text: str) -> list[str]:
     return stem.stemWords(words) if stem else words
 
 
+# Forms a question and an abstract use for one thing that stemming keeps apart: a verb and
+# its noun, British and American spellings, and phrases of the field that name one thing.
+# A phrase's forms have as many words and differ word by word.
+EQUIVALENT = (
+    "defend|defense|defence", "explain|explanation", "reduce|reduction",
+    "describe|description", "decide|decision", "solve|solution", "analyze|analyse|analysis",
+    "prove|proof", "compose|composition", "perceive|perception", "assume|assumption",
+    "generalize|generalise", "optimize|optimise", "regularize|regularise",
+    "summarize|summarise|summary", "behavior|behaviour", "neighbor|neighbour",
+    "color|colour", "private|privacy", "represent|representation", "stable|stability",
+    "sparse|sparsity", "accurate|accuracy", "uncertain|uncertainty",
+    "adversarial images|adversarial examples|adversarial inputs",
+)  # fmt: skip
+
+
+def query_terms(text: str) -> list[tuple[str, ...]]:
+    """The question's stemmed words in order, each with its equivalent stems after it."""
+    words = tokenize(text)
+    same, phrases = _equivalents()
+    terms = [[w, *sorted(same.get(w, ()))] for w in words]
+    for forms in phrases:
+        for form in forms:
+            for i in range(len(words) - len(form) + 1):
+                if tuple(words[i : i + len(form)]) != form:
+                    continue
+                for other in forms:
+                    for j, (mine, theirs) in enumerate(zip(form, other, strict=True)):
+                        if theirs != mine and theirs not in terms[i + j]:
+                            terms[i + j].append(theirs)
+    return [tuple(t) for t in terms]
+
+
+@cache
+def _equivalents() -> tuple[dict[str, set[str]], list[list[tuple[str, ...]]]]:
+    """EQUIVALENT stemmed: each word's equivalent stems, and the phrase families."""
+    same: dict[str, set[str]] = {}
+    phrases = []
+    for family in EQUIVALENT:
+        forms = [tuple(tokenize(form)) for form in family.split("|")]
+        if all(len(f) == 1 for f in forms):
+            for (form,) in forms:
+                same.setdefault(form, set()).update(f for (f,) in forms if f != form)
+        else:
+            phrases.append(forms)
+    return same, phrases
+
+
 _STEMMER: Any = None
 
 
@@ -121,21 +175,39 @@ class LexicalIndex:
         m = bm25.scores
         return cls(dict(bm25.vocab_dict), m["data"], m["indices"], m["indptr"], m["num_docs"])
 
-    def scores(self, words: list[str]) -> np.ndarray | None:
-        """Every chunk's BM25 score for the words; None when none of them is indexed.
+    def scores(self, words: list[str] | list[tuple[str, ...]]) -> np.ndarray | None:
+        """Every chunk's BM25 score for the words; None when none of them is indexed. A word
+        given as a tuple of equivalent forms scores each chunk by its best form.
 
         ``bm25s.get_scores`` without its ``np.add.at`` (~20 ms for a long question over 30k
         chunks): a word's column names each chunk once, so an indexed ``+=`` adds the same
         float32 values in the same order, and the scores are identical.
         """
-        ids = [self.vocab[w] for w in words if w in self.vocab]
-        if not ids or not self.num_chunks:
+        terms = [[self.vocab[f] for f in _forms(w) if f in self.vocab] for w in words]
+        terms = [t for t in terms if t]
+        if not terms or not self.num_chunks:
             return None
         scores = np.zeros(self.num_chunks, dtype=self.data.dtype)
-        for word in ids:
-            start, end = self.indptr[word], self.indptr[word + 1]
-            scores[self.indices[start:end]] += self.data[start:end]
+        for ids in terms:
+            if len(ids) == 1:
+                chunks, values = self._column(ids[0])
+                scores[chunks] += values
+                continue
+            best = np.zeros_like(scores)
+            for word in ids:
+                chunks, values = self._column(word)
+                best[chunks] = np.maximum(best[chunks], values)
+            scores += best
         return scores
+
+    def _column(self, word: int) -> tuple[np.ndarray, np.ndarray]:
+        start, end = self.indptr[word], self.indptr[word + 1]
+        return self.indices[start:end], self.data[start:end]
+
+    def idf(self, word: int) -> float:
+        """BM25's inverse document frequency of a word id, over the chunks."""
+        df = int(self.indptr[word + 1] - self.indptr[word])
+        return float(np.log(1 + (self.num_chunks - df + 0.5) / (df + 0.5)))
 
     def save(self, folder: Path) -> None:
         for name in ("data", "indices", "indptr"):
@@ -162,7 +234,10 @@ class Corpus:
     chunk_texts: list[str]
     bm25: LexicalIndex = field(repr=False)
     vectors: np.ndarray = field(repr=False)  # one unit row per chunk, as Chroma stores them
+    tokens: np.ndarray = field(repr=False)  # every chunk's word ids, as BM25 saw them, in a row
+    token_starts: np.ndarray = field(repr=False)  # where each chunk's words start; then the end
     chunk_index: dict[str, int] = field(default_factory=dict, repr=False)
+    _titles: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.chunk_index = {cid: i for i, cid in enumerate(self.chunk_ids)}
@@ -177,8 +252,39 @@ class Corpus:
 
     def lexical_scores(self, query: str, mask: np.ndarray | None) -> np.ndarray | None:
         """BM25 score of every chunk (None when no query word is in the vocabulary)."""
-        scores = self.bm25.scores(tokenize(query))
+        scores = self.bm25.scores(query_terms(query))
         return scores * mask if scores is not None and mask is not None else scores
+
+    def query_terms(self, query: str) -> ranking.QueryTerms:
+        """The question's indexed terms as vocabulary ids, for ``ranking.features``."""
+        vocab, bm25 = self.bm25.vocab, self.bm25
+        terms = query_terms(query)
+        ids: dict[str, tuple[int, ...]] = {}
+        for forms in terms:
+            known = tuple(vocab[f] for f in forms if f in vocab)
+            if known and forms[0] not in ids:
+                ids[forms[0]] = known
+        names = list(ids)
+        order = tuple(names.index(f[0]) for f in terms if f[0] in ids)
+        return ranking.QueryTerms(
+            ids=tuple(np.array(t, dtype=self.tokens.dtype) for t in ids.values()),
+            idf=np.array([max(bm25.idf(i) for i in t) for t in ids.values()]),
+            order=order,
+        )
+
+    def spans(self, paper_id: str) -> list[tuple[int, int]]:
+        """The paper's chunks as (start, end) into ``tokens``."""
+        starts = self.token_starts
+        return [(int(starts[c]), int(starts[c + 1])) for c in self.paper_chunks[paper_id]]
+
+    def title_ids(self, paper_id: str) -> frozenset[int]:
+        """The word ids of the paper's title (its derived title where it was listed without)."""
+        ids = self._titles.get(paper_id)
+        if ids is None:
+            vocab = self.bm25.vocab
+            words = tokenize(self.papers[paper_id].title)
+            ids = self._titles[paper_id] = frozenset(vocab[w] for w in words if w in vocab)
+        return ids
 
     def lexical(self, query: str, n: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
         """Best chunks for a query as (chunk index, BM25 score), best first."""
@@ -211,6 +317,10 @@ class Corpus:
         """For each chunk, its paper's position in ``paper_ids``."""
         row = {pid: i for i, pid in enumerate(self.paper_ids)}
         return np.array([row[pid] for pid in self.chunk_papers], dtype=np.int64)
+
+
+def _forms(word: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (word,) if isinstance(word, str) else word
 
 
 def top_chunks(scores: np.ndarray | None, n: int) -> list[tuple[int, float]]:
@@ -262,15 +372,18 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         for c in chunks
         if c.meta.get("chunk") == 0
     }
-    texts = [f"{c.meta.get('title', '')}. {c.text}" for c in chunks]
+    words = [tokenize(f"{c.meta.get('title', '')}. {c.text}") for c in chunks]
+    bm25 = LexicalIndex.build(words)
     return Corpus(
         version=version,
         papers=papers,
         chunk_ids=[c.chunk_id for c in chunks],
         chunk_papers=[c.meta["paper_id"] for c in chunks],
         chunk_texts=[c.text for c in chunks],
-        bm25=LexicalIndex.build([tokenize(t) for t in texts]),
+        bm25=bm25,
         vectors=np.stack([c.vector for c in chunks if c.vector is not None]),
+        tokens=np.array([bm25.vocab[w] for ws in words for w in ws], dtype=np.int32),
+        token_starts=np.cumsum([0, *map(len, words)], dtype=np.int64),
     )
 
 
@@ -299,7 +412,7 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
     return corpus
 
 
-_CACHE_FORMAT = (4, tuple(f.name for f in fields(Paper)))
+_CACHE_FORMAT = (5, tuple(f.name for f in fields(Paper)))
 
 
 def _read_cache(path: Path, version: str) -> Corpus | None:
@@ -312,6 +425,8 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
             return None
         bm25 = LexicalIndex.load(path, data["vocab"], len(data["chunk_ids"]))
         vectors = np.asarray(np.load(path / "vectors.npy", mmap_mode="r"))
+        tokens = np.asarray(np.load(path / "tokens.npy", mmap_mode="r"))
+        token_starts = np.load(path / "token_starts.npy")
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
     papers = [Paper(*row) for row in data["papers"]]
@@ -323,6 +438,8 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         chunk_texts=data["chunk_texts"],
         bm25=bm25,
         vectors=vectors,
+        tokens=tokens,
+        token_starts=token_starts,
     )
 
 
@@ -336,6 +453,8 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
         tmp.mkdir(parents=True)
         corpus.bm25.save(tmp)
         np.save(tmp / "vectors.npy", np.asarray(corpus.vectors, dtype=np.float32))
+        np.save(tmp / "tokens.npy", corpus.tokens)
+        np.save(tmp / "token_starts.npy", corpus.token_starts)
         data = {
             "format": _CACHE_FORMAT,
             "version": corpus.version,
@@ -369,11 +488,13 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
 
 @dataclass(frozen=True)
 class Candidates:
-    """The papers either side found, with their best chunk's BM25 score and cosine."""
+    """The papers either side found, with their best chunk's BM25 score and cosine, and
+    their ``ranking.FEATURES`` (one row per paper)."""
 
     paper_ids: list[str]
     lexical: np.ndarray
     dense: np.ndarray
+    features: np.ndarray
 
 
 def fuse_scores(lexical: np.ndarray, dense: np.ndarray, lexical_weight: float) -> np.ndarray:
@@ -473,14 +594,14 @@ class Retriever:
         ``embedding``: the query's vector from ``embed_later``."""
         k = k or self.settings.k
         stage = self._first_stage(query, filters, mode, corpus, embedding)
-        if mode == "hybrid" and self.settings.fusion == "score":
-            return self._fuse_scores(stage, k)
+        if mode == "hybrid" and self.settings.fusion != "rrf":
+            return self._fuse_scores(stage, k, query)
         return self._fuse(stage, k)
 
     def candidates(self, query: str, filters: Filters | None = None) -> Candidates:
-        """What score fusion mixes: every candidate paper with its best chunk's BM25 score
-        and cosine similarity (for measuring fusion settings; see bench/fusion.py)."""
-        return self._candidates(self._first_stage(query, filters, "hybrid", None))
+        """What fusion ranks: every candidate paper with its best chunk's BM25 score, cosine
+        similarity and features (for measuring fusion settings; see bench/fusion.py)."""
+        return self._candidates(self._first_stage(query, filters, "hybrid", None), query)
 
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
         """Best chunk cosine similarity of the query to each given paper."""
@@ -545,19 +666,24 @@ class Retriever:
             return None
         return allowed[corpus.chunk_paper_rows].astype(np.float32)
 
-    def _fuse_scores(self, stage: FirstStage, k: int) -> list[Hit]:
-        """Both scores for every candidate paper, normalised and mixed.
+    def _fuse_scores(self, stage: FirstStage, k: int, query: str) -> list[Hit]:
+        """Both scores for every candidate paper, mixed by the learned model
+        (``fusion = "learned"``) or normalised and mixed by a fixed weight (``"score"``).
 
         Rank fusion scores a paper that only one side found as if the other side ranked it
         last, so a paper BM25 puts first by a wide margin loses to papers both sides rank
         fifth. Here each side scores every candidate either side found (the missing cosine
         similarities come from the stored chunk vectors), so a confident side counts.
         """
-        found = self._candidates(stage)
+        learned = self.settings.fusion == "learned"
+        found = self._candidates(stage, query if learned else None)
         if not found.paper_ids:
             return []
         candidates, lex, den = found.paper_ids, found.lexical, found.dense
-        fused = fuse_scores(lex, den, self.settings.lexical_weight)
+        if learned:
+            fused = ranking.bundled_model().score(found.features)
+        else:
+            fused = fuse_scores(lex, den, self.settings.lexical_weight)
         order = np.argsort(-fused)[:k]
         lex_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-lex)], 1)}
         den_rank = {p: r for r, p in enumerate(np.array(candidates)[np.argsort(-den)], 1)}
@@ -574,16 +700,25 @@ class Retriever:
         ]
 
     @staticmethod
-    def _candidates(stage: FirstStage) -> Candidates:
+    def _candidates(stage: FirstStage, query: str | None) -> Candidates:
+        """The candidate papers' scores, and their features when ``query`` is given."""
         corpus = stage.corpus
         found = [*stage.lexical, *stage.dense]
         papers = list(dict.fromkeys(corpus.chunk_papers[c] for c, _ in found))
         cosine = _paper_cosines(stage, papers) if papers else {}
-        return Candidates(
-            papers,
-            np.array([_best(stage.bm25, corpus.paper_chunks[p]) for p in papers]),
-            np.array([cosine[p] for p in papers]),
-        )
+        lexical = np.array([_best(stage.bm25, corpus.paper_chunks[p]) for p in papers])
+        dense = np.array([cosine[p] for p in papers])
+        features = np.zeros((len(papers), len(ranking.FEATURES)))
+        if query is not None and papers:
+            features = ranking.features(
+                corpus.tokens,
+                [corpus.spans(p) for p in papers],
+                [corpus.title_ids(p) for p in papers],
+                corpus.query_terms(query),
+                lexical,
+                dense,
+            )
+        return Candidates(papers, lexical, dense, features)
 
     def _fuse(self, stage: FirstStage, k: int) -> list[Hit]:
         """Reciprocal-rank fusion (``retrieval.fusion = "rrf"``), and a single side's order."""

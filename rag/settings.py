@@ -70,9 +70,10 @@ class EmbedderSettings(_Section):
 class RetrievalSettings(_Section):
     k: int = 5
     candidates: int = Field(default=50, description="Chunks taken from each side before fusion.")
-    fusion: Literal["score", "rrf"] = Field(
-        default="score",
-        description="How BM25 and dense results are combined: normalised scores or ranks.",
+    fusion: Literal["learned", "score", "rrf"] = Field(
+        default="learned",
+        description="How BM25 and dense results are combined: the learned model "
+        "(rag/data/fusion.json), normalised scores mixed by lexical_weight, or ranks.",
     )
     lexical_weight: float = Field(default=0.5, description="BM25's share in score fusion.")
     rrf_k: int = 60
