@@ -9,10 +9,10 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from .jsonform import answer_json, hit_json, topic_json
 from .markup import readable
 
 BUNDLED = Path(__file__).parent / "data" / "icml2026_abstracts.txt"
@@ -76,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-auth", action="store_true", help="serve beyond loopback without a sign-in"
     )
     _llm_option(serve)
-    ev = _command(sub, "eval", store, cmd_eval, "run an evaluation (same as eval/run.py)")
-    ev.add_argument("rest", nargs=argparse.REMAINDER, help="options of eval/run.py")
+    # listed for --help only: main() hands `rag eval ...` to eval/run.py before parsing
+    sub.add_parser("eval", help="run an evaluation (same as eval/run.py; `rag eval --help`)")
     _command(sub, "settings", store, cmd_settings, "print the effective settings")
     _topics_parser(sub, store)
     return parser
@@ -235,13 +235,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from eval.run import main as eval_main
-
-    extra = ["--index-dir", str(args.index_dir)] if args.index_dir else []
-    return int(eval_main([*extra, *args.rest]))
-
-
 def cmd_settings(args: argparse.Namespace) -> int:
     from .settings import get_settings
 
@@ -276,21 +269,6 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if t.size > args.papers:
             print(f"   ... and {t.size - args.papers} more")
     return 0
-
-
-def topic_json(t: Any) -> dict[str, Any]:
-    from .sanitize import safe_text
-
-    return {
-        "topic_id": t.topic_id,
-        "label": safe_text(t.label),
-        "terms": [safe_text(x) for x in t.terms],
-        "size": t.size,
-        "papers": [
-            {**paper_json(p), "x": round(x, 4), "y": round(y, 4)}
-            for p, (x, y) in zip(t.papers, t.points, strict=True)
-        ],
-    }
 
 
 # -- output --------------------------------------------------------------------------------
@@ -347,58 +325,6 @@ def render_references(answer: Any) -> str:
 
 def _squeezed(text: str) -> str:
     return " ".join(readable(text).split())
-
-
-# The JSON of `--json` and of the web chat's /ask: every text from a paper or a model made
-# safe for whatever renders it (rag.sanitize), as the web page is.
-def paper_json(p: Any) -> dict[str, Any]:
-    return asdict(_safe_paper(p))
-
-
-def _safe_paper(p: Any) -> Any:
-    from .sanitize import safe_text, safe_url
-
-    return replace(
-        p,
-        title=safe_text(p.title),
-        abstract=safe_text(p.abstract),
-        venue=safe_text(p.venue),
-        authors=tuple(safe_text(a) for a in p.authors),
-        url=safe_url(p.url),
-        keywords=tuple(safe_text(k) for k in p.keywords),
-    )
-
-
-def hit_json(h: Any) -> dict[str, Any]:
-    from .sanitize import safe_text
-
-    evidence = [safe_text(e) for e in h.evidence]
-    return {"score": h.score, "evidence": evidence, "paper": paper_json(h.paper)}
-
-
-def answer_json(a: Any) -> dict[str, Any]:
-    from .sanitize import safe_text
-
-    citations = [
-        replace(c, paper=_safe_paper(c.paper), quote=safe_text(c.quote)) for c in a.citations
-    ]
-    return {
-        "text": safe_text(a.text),
-        "grounded": a.grounded,
-        "query": safe_text(a.query),
-        "citations": [
-            {"number": c.number, "quote": c.quote, "paper": asdict(c.paper)} for c in citations
-        ],
-        "references": replace(a, citations=tuple(citations)).references,
-        "removed_citations": a.removed_citations,
-        "removed": [
-            {"statement": safe_text(r.statement), "reason": safe_text(r.reason)} for r in a.removed
-        ],
-        "coverage": a.coverage,
-        "backend": a.backend,
-        "timings": a.timings,
-        "hits": [hit_json(h) for h in a.hits],
-    }
 
 
 def _duration(seconds: float) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from rag import Answer, Citation, Paper, Removed, Step
-from rag.cli import _print_streamed, answer_json, main
+from rag.cli import _print_streamed, main
+from rag.jsonform import answer_json
 
 DENSITYFLOW = Paper(
     "densityflow",

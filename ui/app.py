@@ -16,14 +16,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
 from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
-from rag.cli import answer_json
+from rag.jsonform import answer_json
 
 from . import render
 from . import topics as topics_tab
@@ -109,25 +108,19 @@ class Handlers:
     """What the page's events do, over one assistant shared by every browser session.
 
     Each session's chat lives in its own ``gr.State`` (a list of ``Turn``); nothing here
-    holds per-user data. Calls to the local model are serialised: one llama.cpp context
-    cannot serve two requests at once.
+    holds per-user data. The local model serialises its own generations (``rag.llm``).
     """
 
     def __init__(self, assistant: Assistant) -> None:
         self.assistant = assistant
-        self._model_lock = threading.Lock()
         self._ingest_lock = threading.Lock()
 
     # -- chat ----------------------------------------------------------------------------
     def events(
         self, question: str, history: list[Answer], backend: str, **options: Any
     ) -> Iterator[str | Step | Answer]:
-        """``Assistant.stream``, holding the model lock for the local backend."""
-        lock: AbstractContextManager[Any] = (
-            self._model_lock if backend == "local" else nullcontext()
-        )
-        with lock:
-            yield from self.assistant.stream(question, history, llm=backend, **options)
+        """``Assistant.stream`` with the chosen backend."""
+        yield from self.assistant.stream(question, history, llm=backend, **options)
 
     def ask(
         self,
@@ -203,7 +196,7 @@ class Handlers:
         year: int | None = None,
         backend: str | None = None,
     ) -> dict[str, Any]:
-        """One answer as JSON (``rag.cli.answer_json``); errors come back as their message."""
+        """One answer as JSON (``rag.jsonform``); errors come back as their message."""
         import gradio as gr
 
         backend = backend or self.assistant.settings.llm.backend
