@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmarks: timing, percentiles, memory, a Chroma server."""
+"""Helpers shared by the benchmarks: timing, percentiles, memory, the web chat as a server."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from _servers import free_port, wait_for_http
+
 from rag.settings import models_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +26,7 @@ BIN = Path(sys.executable).parent
 # index snapshots apart from other runs'; the model files shared with every command's
 os.environ.setdefault("RAG_MODELS_DIR", str(models_dir()))
 os.environ.setdefault("RAG_CACHE_DIR", str(ROOT / ".cache" / "bench-rag"))
-sys.path.insert(0, str(ROOT))  # tests.chroma_server: `chroma run` on a free port
+sys.path.insert(0, str(ROOT))  # eval/ as the working tree holds it
 
 QUESTIONS = [
     "Which papers tackle model merging?",
@@ -127,8 +129,6 @@ def timed(label: str, results: dict[str, float]) -> Iterator[None]:
 def rag_serve(store: list[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`rag serve --llm extractive` over the index ``store`` names, on a free loopback port;
     yields its URL and process. Its log is printed if it fails to start."""
-    from tests.servers import free_port, wait_for_http
-
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="rag-serve-", suffix=".log", delete=False)
     cmd = [str(BIN / "rag"), "serve", *store, "--port", str(port), "--llm", "extractive"]

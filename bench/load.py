@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _servers import ChromaServer
 from _util import client as _client
 from _util import load_average, questions, rag_serve, summary_ms, vm_mb
 
@@ -45,8 +46,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--llm-seconds", type=float, default=90)
     parser.add_argument("--questions", type=int, default=100, help="distinct questions asked")
     args = parser.parse_args(argv)
-
-    from tests.chroma_server import ChromaServer  # _util put the repository on sys.path
 
     qs = itertools.cycle(questions(args.questions))  # each run goes on where the last stopped
     with ExitStack() as stack:

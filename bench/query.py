@@ -101,10 +101,11 @@ def _dense_only(n: int, dim: int = 384) -> None:
     import tempfile
 
     import numpy as np
+    from threadpoolctl import threadpool_limits
 
-    from rag.retrieve import _one_blas_thread, dense_top
+    from rag.retrieve import dense_top
 
-    _one_blas_thread()
+    threadpool_limits(1, user_api="blas")  # as a search runs it (rag.retrieve)
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _servers import ChromaServer
 from _util import BIN, DATA, QUESTIONS, client, load_average, rag_serve, summary_ms, vm_mb
 
 BUNDLED = Path(__file__).resolve().parent.parent / "rag" / "data" / "icml2026_abstracts.txt"
@@ -53,8 +54,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=20, help="papers added per ingest")
     parser.add_argument("--papers", type=Path, default=DATA, help="where new papers come from")
     args = parser.parse_args(argv)
-
-    from tests.chroma_server import ChromaServer  # _util put the repository on sys.path
 
     work = Path(tempfile.mkdtemp(prefix="rag-soak-"))
     folder = work / "index"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag import Answer, Assistant, Paper
+from rag.answer import score_hits
 
 from . import metrics
 from .questions import Question
@@ -102,14 +103,9 @@ def similarities(assistant: Assistant, answer: Answer) -> dict[str, float | None
 
 
 def _sentence_relevance(assistant: Assistant, answer: Answer) -> float | None:
-    # The answering step's own relevance; internal to rag, so its absence is tolerated.
-    try:
-        from rag.answer import score_hits
-
-        scored = score_hits(answer.query, list(answer.hits), assistant.embedder)
-        return max((float(s.relevance) for s in scored), default=None)
-    except (ImportError, TypeError, AttributeError):
-        return None
+    """The answering step's own relevance: its best sentence's similarity to the query."""
+    scored = score_hits(answer.query, list(answer.hits), assistant.embedder)
+    return max((float(s.relevance) for s in scored), default=None)
 
 
 def score(outcomes: list[Outcome], retrievers: Sequence[str]) -> None:
