@@ -22,6 +22,7 @@ import numpy as np
 from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
+from .retrieve import tokenize
 from .sanitize import safe_text
 from .support import (
     Abstract,
@@ -298,21 +299,40 @@ def _best_covering(terms: list[str], sources: list[Source]) -> Source:
 
 
 def _states_a_number(question: str, source: Source) -> bool:
-    """Whether the sentences of the abstract closest to the question hold a number."""
+    """Whether the abstract gives a number where it matches the question: for "how many
+    <things>", in a sentence that names those things; otherwise in the sentences closest
+    to the question."""
     asked = set(numbers_in(question))
-    return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences)
+    counted = premises.counted_stems(question)
+    sentences = source.abstract.sentences if counted else source.sentences
+    return any(
+        set(numbers_in(plain(s), standalone=True)) - asked
+        and (not counted or counted & set(tokenize(plain(s))))
+        for s in sentences
+    )
 
 
 def _names_something(question: str, source: Source) -> bool:
     """Whether the abstract sentences closest to the question name something the question
-    does not (a dataset, a model, a baseline)."""
+    does not (a dataset, a model, a baseline): a name such as "CIFAR-100", "ImageNet" or
+    "GPT-4", not an acronym the abstract spells out for its own ideas ("... (RLVR)"), an
+    ordinary capitalised word or a name in a sentence about earlier work."""
     title = plain(source.paper.title)
     known = {w.lower() for w in [*names_in(question), paper_name(source.paper), *title.split()]}
+    spelled_out = {m.lower() for m in _SPELLED_OUT.findall(plain(source.paper.abstract))}
     return any(
-        n.lower() not in known and not any(n.lower() in k for k in known)
+        n.lower() not in known
+        and not any(n.lower() in k for k in known)
+        and not {n.lower(), f"{n.lower()}s", n.lower().removesuffix("s")} & spelled_out
+        and not _PLAIN_WORD.fullmatch(n)
         for s in source.sentences[:4]
+        if not about_earlier_work(s, None)
         for n in names_in(plain(s))
     )
+
+
+_SPELLED_OUT = re.compile(r"\(([A-Za-z][\w²³-]{1,14})\)")  # "verifiable rewards (RLVR)"
+_PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z][a-z]+-[a-z]+")  # "Bayesian", "Flow"
 
 
 def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:

@@ -115,6 +115,19 @@ def asks_number(question: str) -> bool:
     return bool(_NUMERIC.search(question))
 
 
+_COUNTED = re.compile(
+    r"\bhow many\s+(?P<what>(?:[\w-]+\s+){0,3}?[\w-]+?)"
+    r"(?=\s+(?:does|do|did|is|are|was|were|has|have|had|in|of|on|for|can|could|would|will)\b|\s*\?|$)",
+    re.I,
+)
+
+
+def counted_stems(question: str) -> set[str]:
+    """Stems of what a "how many ..." question counts ("GPUs", "density maps"), else empty."""
+    match = _COUNTED.search(question)
+    return set(tokenize(match["what"])) - GENERIC_STEMS if match else set()
+
+
 ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS
 PREMISE_COVERAGE_MIN = 0.75  # share of a question's terms one abstract must have
 

@@ -182,7 +182,7 @@ def test_out_of_corpus_question_is_refused_without_calling_the_llm(bundled_index
 
 def test_a_reply_that_does_not_survive_falls_back_to_the_abstracts(bundled_index, embedder):
     a, _ = scripted(bundled_index, embedder, "The sources do not answer this question.")
-    answer = a.ask("Which papers are about model merging?")
+    answer = a.ask("What is known about model merging?")  # not a list: the model answers
     assert "do not answer" not in answer.text
     assert [r.statement for r in answer.removed] == ["The sources do not answer this question."]
     assert {c.paper.title[:4] for c in answer.citations} == {"OPIC", "Trap"}
@@ -262,3 +262,25 @@ def test_a_comparison_is_kept_when_each_part_is_stated_by_a_source(bundled_index
 def test_a_comparison_reads_and_cites_both_papers(bundled, question: str, papers: list[str]):
     answer = bundled.ask(question, llm="extractive")
     assert sorted(c.paper.title[:4] for c in answer.citations) == papers
+
+
+@pytest.mark.parametrize(
+    ("question", "coverage"),
+    [
+        # the abstract gives numbers, but none for what is counted
+        ("How many milliseconds of inference overhead does CSR add per image?", "unstated"),
+        ("How many parameters does the movement-segment Transformer encoder have?", "unstated"),
+        ("How many classification benchmarks was CSR evaluated on?", "answered"),
+        # the abstract spells out acronyms for its own ideas, but names no model or dataset
+        ("Which models does RLER ensemble to compute its rewards?", "unstated"),
+        ("Which datasets was RP Flow evaluated on?", "unstated"),
+        ("On which datasets was SparseOpt evaluated?", "answered"),
+    ],
+)
+def test_a_count_or_a_name_the_abstract_lacks_is_said_to_be_unstated(
+    bundled, question: str, coverage: str
+) -> None:
+    answer = bundled.ask(question, llm="extractive")
+    assert answer.coverage == coverage, answer.text
+    if coverage == "unstated":
+        assert answer.text.startswith("The abstract does not say")
