@@ -96,17 +96,37 @@ def stream_chat(llm: Any, messages: Messages) -> Iterator[str]:
 
 
 def _translate(exc: Exception, llm: Any) -> LLMError:
-    name = type(exc).__name__
+    """The endpoint's error as this package's, chosen by its class."""
     where = getattr(llm, "api_base", None) or "the model"
-    if name in ("AuthenticationError", "PermissionDeniedError"):
-        return LLMAuthError(f"{where} refused the API key. Set RAG_LLM__OPENAI__API_KEY.")
-    if name in ("APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout"):
-        return LLMUnavailableError(
-            f"Cannot reach the LLM endpoint {where}. Start it, or fix RAG_LLM__OPENAI__BASE_URL."
-        )
-    if name == "NotFoundError":
-        return LLMError(f"{where} does not serve that model. Fix RAG_LLM__OPENAI__MODEL. ({exc})")
+    for classes, message, error in _errors():
+        if isinstance(exc, classes):
+            return error(message.format(where=where, exc=exc))
     return LLMError(f"The LLM failed: {exc}")
+
+
+def _errors() -> list[tuple[tuple[type[Exception], ...], str, type[LLMError]]]:
+    """The OpenAI client's and httpx's errors, and what each means to the user (imported
+    only once a call has failed)."""
+    import httpx
+    import openai
+
+    return [
+        (
+            (openai.AuthenticationError, openai.PermissionDeniedError),
+            "{where} refused the API key. Set RAG_LLM__OPENAI__API_KEY.",
+            LLMAuthError,
+        ),
+        (
+            (openai.APIConnectionError, httpx.ConnectError, httpx.ConnectTimeout),
+            "Cannot reach the LLM endpoint {where}. Start it, or fix RAG_LLM__OPENAI__BASE_URL.",
+            LLMUnavailableError,
+        ),
+        (
+            (openai.NotFoundError,),
+            "{where} does not serve that model. Fix RAG_LLM__OPENAI__MODEL. ({exc})",
+            LLMError,
+        ),
+    ]
 
 
 _LOCAL_CLASS: Any = None

@@ -7,6 +7,7 @@ The config file is ``rag.toml`` in the working directory, or the file named by
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -155,7 +156,10 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, toml)
 
     def with_overrides(self, **dotted: Any) -> Settings:
-        """A copy with ``section.field`` values replaced; ``None`` values are ignored."""
+        """A copy with ``section.field`` values replaced; ``None`` values are ignored.
+
+        A name that is no setting, or a value that cannot work, is a ``ConfigError``.
+        """
         data = self.model_dump()
         for key, value in dotted.items():
             if value is None:
@@ -163,22 +167,40 @@ class Settings(BaseSettings):
             *path, last = key.split(".")
             node = data
             for part in path:
+                if not isinstance(node.get(part), dict):
+                    raise _unknown(key, "Fix the setting passed")
                 node = node[part]
             node[last] = value
-        return Settings.model_validate(data)
+        return _validated(lambda: Settings.model_validate(data), "Fix the setting passed")
 
 
 def get_settings(**dotted: Any) -> Settings:
     """Settings from file and environment, with ``section.field`` overrides applied."""
+    return _validated(Settings, "Fix rag.toml or RAG_ variables").with_overrides(**dotted)
+
+
+def _validated(make: Callable[[], Settings], fix: str) -> Settings:
+    """``make()``, its pydantic and TOML errors as one-line ``ConfigError``s."""
+    import tomllib
+
     from pydantic import ValidationError
 
     from .errors import ConfigError
 
     try:
-        return Settings().with_overrides(**dotted)
+        return make()
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(
-            f"Bad setting {where}: {first['msg']}. Fix rag.toml or RAG_ variables."
-        ) from None
+        if first["type"] == "extra_forbidden":
+            raise _unknown(where, fix) from None
+        raise ConfigError(f"Bad setting {where}: {first['msg']}. {fix}.") from None
+    except tomllib.TOMLDecodeError as exc:
+        path = os.environ.get("RAG_CONFIG", "rag.toml")
+        raise ConfigError(f"{path} is not valid TOML ({exc}). Fix it.") from None
+
+
+def _unknown(name: str, fix: str) -> Exception:
+    from .errors import ConfigError
+
+    return ConfigError(f"No setting {name}. {fix}: README.md's settings table lists them.")

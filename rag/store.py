@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import ConfigError, EmbedderMismatchError, NoIndexError, StoreError
+from .errors import ConfigError, EmbedderMismatchError, NoIndexError, RagError, StoreError
 from .settings import StoreSettings
 from .types import Paper
 
@@ -144,7 +144,7 @@ def _embedded_client(path: str, chroma_settings: Any) -> Any:
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
     """What to do about a failed call to a Chroma server, in one line."""
     text = " ".join(str(exc).split())
-    if "Auth" in type(exc).__name__ or re.search(r"\b(401|403)\b|Unauthorized|Forbidden", text):
+    if _is_auth_error(exc) or re.search(r"\b(401|403)\b|Unauthorized|Forbidden", text):
         return ConfigError(
             f"The Chroma server at {settings.chroma_url} refused the request: a missing or "
             "wrong token. Set it with --chroma-token or RAG_STORE__CHROMA_TOKEN."
@@ -153,6 +153,16 @@ def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:
         f"Cannot reach the Chroma server at {settings.chroma_url} ({text[:160]}). "
         "Start it (`chroma run --path DIR`) or fix --chroma-url."
     )
+
+
+def _is_auth_error(exc: Exception) -> bool:
+    """Refused credentials by class; a plain ``Exception`` from chromadb is told by its text."""
+    import httpx
+    from chromadb.errors import AuthorizationError, ChromaAuthError
+
+    if isinstance(exc, httpx.HTTPStatusError):
+        return exc.response.status_code in (401, 403)
+    return isinstance(exc, (AuthorizationError, ChromaAuthError))
 
 
 _FULL = re.compile(r"disk is full|no space left|quota exceeded|\(code: 13\)", re.IGNORECASE)
@@ -303,16 +313,27 @@ class PaperStore:
         except NoIndexError:
             raise
         except Exception as exc:
-            if type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc):
+            error = self._translated(exc)
+            if error is None:  # not Chroma's, the network's or the disk's: a bug, raised as is
+                raise
+            if isinstance(error, NoIndexError):
                 conn.collection = None
-                raise NoIndexError(
-                    f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
-                ) from exc
-            if self.settings.chroma_url and _is_transport_error(exc):
-                raise _server_error(self.settings, exc) from exc
-            if type(exc).__module__.startswith("chromadb") or isinstance(exc, OSError):
-                raise _store_error(self.settings, exc) from exc
-            raise
+            raise error from exc
+
+    def _translated(self, exc: Exception) -> RagError | None:
+        """This package's error for one of Chroma's, httpx's or the disk's, chosen by class
+        (chromadb is imported by then: only a Chroma call gets here)."""
+        from chromadb.errors import NotFoundError
+
+        if isinstance(exc, NotFoundError):
+            return NoIndexError(
+                f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
+            )
+        if self.settings.chroma_url and _is_transport_error(exc):
+            return _server_error(self.settings, exc)
+        if _is_chroma_error(exc) or isinstance(exc, OSError):
+            return _store_error(self.settings, exc)
+        return None
 
     def _collection(self, conn: _Connection, fresh: bool = False) -> Any:
         """The collection through ``conn``; ``fresh``: as stored now (another process may
@@ -515,4 +536,14 @@ def _page(collection: Any, include: list[str], offset: int) -> Any:
 def _is_transport_error(exc: Exception) -> bool:
     """A connection refused, a timeout, or an HTTP error status without a Chroma error
     (chromadb raises a plain ``Exception`` with the response's text for those)."""
-    return type(exc).__module__.startswith(("httpx", "httpcore")) or type(exc) is Exception
+    import httpx
+
+    return isinstance(exc, httpx.HTTPError) or type(exc) is Exception
+
+
+def _is_chroma_error(exc: Exception) -> bool:
+    """One of Chroma's errors: its own classes, or one its compiled bindings raise (their
+    classes live in ``chromadb_rust_bindings`` and have no common base to test)."""
+    from chromadb.errors import ChromaError
+
+    return isinstance(exc, ChromaError) or type(exc).__module__.startswith("chromadb")

@@ -11,10 +11,8 @@ import pytest
 def _isolate_cache() -> None:
     """Tests keep their lexical-index snapshots apart, but share the model files (the
     assembled LLM, the embedder's ONNX export)."""
-    from rag.models import local_llm_path
     from rag.settings import models_dir
 
-    os.environ.setdefault("RAG_LLM__LOCAL__MODEL_PATH", str(local_llm_path()))
     os.environ.setdefault("RAG_MODELS_DIR", str(models_dir()))
     os.environ["RAG_CACHE_DIR"] = str(Path(__file__).parent.parent / ".cache" / "test-rag")
 
@@ -32,6 +30,17 @@ BUNDLED = Path(__file__).parent.parent / "rag" / "data" / "icml2026_abstracts.tx
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     return Embedder()
+
+
+@pytest.fixture(scope="session")
+def local_llm_file() -> Path:
+    """The local LLM's GGUF file, joined from its packages on first use (a gigabyte), for
+    the tests that run it; commands these tests start find it through the environment."""
+    from rag.models import local_llm_path
+
+    path = local_llm_path()
+    os.environ.setdefault("RAG_LLM__LOCAL__MODEL_PATH", str(path))
+    return path
 
 
 def make_assistant(index_dir: Path, embedder: Embedder, backend: str = "extractive") -> Assistant:

@@ -26,6 +26,7 @@ def with_backend(bundled_index: Path, embedder, backend: str, **openai: object):
 
 
 def assert_citations_are_retrieved(answer: Answer) -> None:
+    assert answer.citations, answer.text  # else the checks below would pass on nothing
     retrieved = {h.paper.paper_id for h in answer.hits}
     for c in answer.citations:
         assert c.paper.paper_id in retrieved
@@ -35,6 +36,7 @@ def assert_citations_are_retrieved(answer: Answer) -> None:
     assert markers <= {c.number for c in answer.citations}
 
 
+@pytest.mark.usefixtures("local_llm_file")
 def test_local_qwen_answers_a_numeric_question_with_a_checked_citation(bundled_index, embedder):
     a = with_backend(bundled_index, embedder, "local")
     events = list(a.stream(RLER_QUESTION))
@@ -47,6 +49,7 @@ def test_local_qwen_answers_a_numeric_question_with_a_checked_citation(bundled_i
     assert_citations_are_retrieved(answer)
 
 
+@pytest.mark.usefixtures("local_llm_file")
 def test_local_qwen_says_no_paper_to_a_false_premise(bundled_index, embedder):
     a = with_backend(bundled_index, embedder, "local")
     for question in [
@@ -60,6 +63,7 @@ def test_local_qwen_says_no_paper_to_a_false_premise(bundled_index, embedder):
         assert_citations_are_retrieved(answer)
 
 
+@pytest.mark.usefixtures("local_llm_file")
 def test_local_qwen_says_an_unstated_fact_is_not_stated(bundled_index, embedder):
     a = with_backend(bundled_index, embedder, "local")
     answer = a.ask("How many GPUs did OPIC use?")
@@ -68,6 +72,7 @@ def test_local_qwen_says_an_unstated_fact_is_not_stated(bundled_index, embedder)
     assert not re.search(r"\b\d+ GPUs\b", answer.text)
 
 
+@pytest.mark.usefixtures("local_llm_file")
 def test_local_qwen_answers_repeat_nothing_of_the_prompt(bundled_index, embedder):
     from eval.metrics import leaked_runs
     from rag.answer import ANSWER_RULES, SYSTEM_PROMPT

@@ -493,13 +493,18 @@ def test_ml_abstracts_shape_is_read() -> None:
     assert bev.abstract.startswith("Monocular visual-inertial odometry")
 
 
-SHARED = os.environ.get("RAG_SHARED_DATA")
+# The shared data folder beside the repository (../shared/data), or RAG_SHARED_DATA.
+SHARED = Path(
+    os.environ.get("RAG_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 
 
-@pytest.mark.skipif(not SHARED, reason="set RAG_SHARED_DATA to the shared data folder")
-def test_full_shared_files_are_read() -> None:
-    root = Path(SHARED or "")
-    lists = sorted((root / "paperlists" / "icml").glob("icml20*.json"))
+@pytest.mark.skipif(
+    not (SHARED / "paperlists" / "icml").is_dir(),
+    reason=f"no paperlists/icml in {SHARED} (RAG_SHARED_DATA names the shared data folder)",
+)
+def test_full_shared_paper_lists_are_read() -> None:
+    lists = sorted((SHARED / "paperlists" / "icml").glob("icml20*.json"))
     assert lists
     for path in lists:
         result = read_papers(path, skip_invalid=True)
@@ -507,6 +512,13 @@ def test_full_shared_files_are_read() -> None:
         assert len(result.papers) + len(result.skipped) + result.duplicates == total
         assert all(reason == "record has no abstract" for _, reason in result.skipped)
         assert {p.venue for p in result.papers} == {"ICML"}
-    result = read_papers(root / "ml_abstracts.jsonl")
+
+
+@pytest.mark.skipif(
+    not (SHARED / "ml_abstracts.jsonl").is_file(),
+    reason=f"no ml_abstracts.jsonl in {SHARED} (RAG_SHARED_DATA names the shared data folder)",
+)
+def test_all_22981_shared_abstracts_are_read() -> None:
+    result = read_papers(SHARED / "ml_abstracts.jsonl")
     assert len(result.papers) + result.duplicates == 22_981 and not result.skipped
     assert len({p.paper_id for p in result.papers}) == len(result.papers)
