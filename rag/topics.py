@@ -38,7 +38,7 @@ _SILHOUETTE_SAMPLE = 4000  # papers the silhouette is measured on (it is quadrat
 # silhouettes closer than this are a tie, and the tie goes to more groups: k-means' own
 # restarts move the silhouette by about as much, and an overview of two themes says little
 SILHOUETTE_TIE = 0.01
-_FORMAT = 1  # of the cache files
+_FORMAT = 2  # of the cache files
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ _PAPER_SPEAK = (
     "setting new high low lack target targets integrated individual unlike current best "
     "terms practical high-quality given able ability effectively end-to-end plug-and-play "
     "typically usually commonly widely often critical crucial important fundamental "
-    "promising powerful simple standard general"
+    "promising powerful simple standard general "
+    "cid"  # what PDF text extraction leaves of unmapped glyphs: "(cid:27)"
 )
 _STOP: frozenset[str] | None = None
 
