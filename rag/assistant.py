@@ -153,6 +153,14 @@ class Assistant:
             return hits
         return lists.above(query, hits, self.embedder, min_relevance)
 
+    def as_retriever(self, k: int | None = None, **filters: Any) -> Any:
+        """This index as a llama-index ``BaseRetriever`` (``rag.llama_retriever``): each
+        ``search`` hit as a ``NodeWithScore`` holding the abstract and the paper's fields.
+        ``filters`` as for ``search``."""
+        from .llama_retriever import PaperRetriever
+
+        return PaperRetriever(self, k, **filters)
+
     def find_all(self, question: str, *, parse: bool = True, **filters: Any) -> lists.PaperList:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of

