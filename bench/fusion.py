@@ -67,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results[name] = {"queries": len(found), "settings": sweep(found, relevant, model)}
         print(table(name, results[name]), flush=True)
     print(summary(results))
+    if args.ask:
+        results["ask"] = ask_recall([n for n in args.sets if n in ("needle", "unseen")])
     out = write_json(
         args.out or indexes.BENCH_OUT / "fusion.json",
         {"benchmark": "fusion", "sets": results, "seconds": time.perf_counter() - started},
@@ -84,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=indexes.BENCH_OUT / "scifact-index",
         help="SciFact index folder (default: bench/out/scifact-index)",
+    )
+    p.add_argument(
+        "--ask",
+        action="store_true",
+        help="also ask the needle and unseen questions (extractive) with each fusion and count "
+        "how often the paper asked for is among the papers the answer is written from",
     )
     p.add_argument("--out", type=Path, help="result JSON (default: bench/out/fusion.json)")
     return p  # fmt: skip
@@ -212,6 +220,34 @@ def summary(results: dict[str, Any], fixed: str = "score 0.5") -> str:
             f" | {new['recall@5']:.3f} |"
         )
     return "\n".join(lines)
+
+
+def ask_recall(names: list[str]) -> dict[str, dict[str, float]]:
+    """Share of questions whose paper is among the hits an answer is written from."""
+    index_dir, _, _ = indexes.needle_sources()
+    out: dict[str, dict[str, float]] = {}
+    for fusion in ("score", "learned"):
+        assistant = Assistant.open(
+            index_dir=index_dir, llm="extractive", **{"retrieval.fusion": fusion}
+        )
+        lookup = PaperLookup(assistant.papers())
+        for name in names:
+            path = QUESTIONS if name == "needle" else UNSEEN
+            found = []
+            for q in load_questions(path):
+                if not (q.needle and q.answerable):
+                    continue
+                history: list[Any] = []
+                for earlier in q.history:
+                    history.append(assistant.ask(earlier, history=list(history)))
+                answer = assistant.ask(q.question, history=history, **q.filters)
+                read = {h.paper.paper_id for h in answer.hits}
+                found.append(all(p.paper_id in read for p in lookup.resolve(q, path)))
+            out.setdefault(name, {})[fusion] = sum(found) / len(found)
+            print(
+                f"ask, {name}, {fusion} fusion: needed papers read for {sum(found)} of {len(found)}"
+            )
+    return out
 
 
 # -- the query sets ---------------------------------------------------------------------------

@@ -6,11 +6,12 @@
 
 Hybrid search (k=5) over ~100 distinct questions, after one warm-up search: p50 and p95
 (targets 15 ms and 30 ms), then the same questions step by step (version check, question
-embedding, BM25, exact dense search over the snapshot's vectors) to show where the time
-goes. ``--chroma-url`` measures a
-Chroma server instead of the folder. ``--ttft N`` compares the local LLM's time to first
-token through rag (``rag.llm.local_llm`` + ``stream_chat``) with llama.cpp's own
-``create_chat_completion(stream=True)`` on the same messages (target: within 1.1x).
+embedding, BM25, exact dense search over the snapshot's vectors, and the fusion: features
+and model, or the fixed weight with ``RAG_RETRIEVAL__FUSION=score``) to show where the time
+goes. ``--chroma-url`` measures a Chroma server instead of the folder. ``--ttft N``
+compares the local LLM's time to first token through rag (``rag.llm.local_llm`` +
+``stream_chat``) with llama.cpp's own ``create_chat_completion(stream=True)`` on the same
+messages (target: within 1.1x).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def _steps(assistant: Any, qs: list[str]) -> None:
     corpus = retriever.corpus
     steps: dict[str, list[float]] = {"version check": [], "embed question": []}
     steps.update({"BM25": [], "dense (exact)": [], "filters (parse + mask)": []})
+    steps["fusion (features + model)"] = []
     for q in qs:
         steps["version check"].append(_timed(store.version))
         # embed, not embed_query: the timed searches above left these questions in its cache
@@ -91,8 +93,21 @@ def _steps(assistant: Any, qs: list[str]) -> None:
         vector = assistant.embedder.embed_query(query)
         dense = lambda v=vector, m=mask: dense_top(corpus.vectors, v, 50, m)  # noqa: E731
         steps["dense (exact)"].append(_timed(dense))
+        stage = retriever._first_stage(query, filters, "hybrid", corpus, _done(vector))
+        steps["fusion (features + model)"].append(
+            _timed(lambda s=stage, q=query: retriever._fuse_scores(s, 5, q))
+        )
     for name, values in steps.items():
         print(f"  {name:24s} {summary_ms(values)}")
+
+
+def _done(value: Any) -> Any:
+    """A finished future holding ``value``."""
+    from concurrent.futures import Future
+
+    future: Future[Any] = Future()
+    future.set_result(value)
+    return future
 
 
 def _dense_only(n: int, dim: int = 384) -> None:

@@ -33,6 +33,8 @@ FEATURES = (
     "pairs",  # IDF share of adjacent question term pairs found adjacent, in order
     "near_pairs",  # the same, within WINDOW words in either order
     "title",  # IDF share of the question's terms in the title
+    "coverage_gap",  # coverage minus the best candidate's (0 for the best)
+    "near_pairs_gap",  # near_pairs minus the best candidate's
 )
 
 
@@ -91,21 +93,40 @@ def bundled_model(path: Path = MODEL) -> FusionModel:
     return FusionModel.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
+@dataclass(frozen=True)
+class Words:
+    """Some chunks' word ids laid end to end, each word tagged with its chunk (a position in
+    the chunks asked for) and whether it is the title's."""
+
+    ids: np.ndarray
+    chunk: np.ndarray
+    in_title: np.ndarray
+
+    @classmethod
+    def of(
+        cls, tokens: np.ndarray, starts: np.ndarray, title_lengths: np.ndarray, chunks: np.ndarray
+    ) -> Words:
+        """``tokens``: every chunk's word ids in a row; ``starts``: where each chunk's start
+        (then the end); ``title_lengths``: how many of a chunk's first words are the title."""
+        first, lengths = starts[chunks], starts[chunks + 1] - starts[chunks]
+        chunk = np.repeat(np.arange(len(chunks)), lengths)
+        offset = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return cls(tokens[first[chunk] + offset], chunk, offset < title_lengths[chunks][chunk])
+
+
 def features(
-    tokens: np.ndarray,
-    spans: list[list[tuple[int, int]]],
-    titles: list[frozenset[int]],
+    words: Words,
+    paper_of_chunk: np.ndarray,
     terms: QueryTerms,
     lexical: np.ndarray,
     dense: np.ndarray,
 ) -> np.ndarray:
     """One row of ``FEATURES`` per candidate paper.
 
-    ``tokens``: the index's word ids, chunk after chunk; ``spans``: each paper's chunks as
-    (start, end) into ``tokens``; ``titles``: each paper's title word ids; ``lexical`` and
-    ``dense``: each paper's best chunk BM25 score and cosine similarity.
+    ``words``: the candidates' chunks' words; ``paper_of_chunk``: each of those chunks'
+    candidate; ``lexical`` and ``dense``: each candidate's best chunk BM25 score and cosine.
     """
-    n = len(spans)
+    n = len(lexical)
     x = np.zeros((n, len(FEATURES)), dtype=np.float64)
     x[:, 0] = lexical / lexical.max() if lexical.max() > 0 else 0.0
     x[:, 1] = dense
@@ -114,7 +135,9 @@ def features(
     x[:, 3] = np.log2(_ranks(lexical))
     x[:, 4] = np.log2(_ranks(dense))
     if terms.ids and n:
-        x[:, 5:] = _term_features(tokens, spans, titles, terms)
+        x[:, 5:10] = _term_features(words, paper_of_chunk[words.chunk], n, terms)
+        x[:, 10] = x[:, 5] - x[:, 5].max()
+        x[:, 11] = x[:, 8] - x[:, 8].max()
     return x
 
 
@@ -125,24 +148,15 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _term_features(
-    tokens: np.ndarray,
-    spans: list[list[tuple[int, int]]],
-    titles: list[frozenset[int]],
-    terms: QueryTerms,
-) -> np.ndarray:
-    """coverage, rare_coverage, pairs, near_pairs, title for every paper at once: the papers'
-    words are laid end to end, each word tagged with its paper and its chunk."""
-    flat = [(p, a, b) for p, chunks in enumerate(spans) for a, b in chunks]
-    lengths = np.array([b - a for _, a, b in flat], dtype=np.int64)
-    words = np.concatenate([tokens[a:b] for _, a, b in flat]) if flat else tokens[:0]
-    paper = np.repeat(np.array([p for p, _, _ in flat], dtype=np.int64), lengths)
-    chunk = np.repeat(np.arange(len(flat)), lengths)
-    n = len(spans)
-    matches = [np.isin(words, ids) for ids in terms.ids]
+def _term_features(words: Words, paper: np.ndarray, n: int, terms: QueryTerms) -> np.ndarray:
+    """coverage, rare_coverage, pairs, near_pairs, title for every paper at once."""
+    ids, chunk = words.ids, words.chunk
+    matches = [ids == t[0] if len(t) == 1 else np.isin(ids, t) for t in terms.ids]
     holds = np.zeros((n, len(terms.ids)), dtype=bool)
+    in_title = np.zeros((n, len(terms.ids)), dtype=bool)
     for t, found in enumerate(matches):
         holds[paper[found], t] = True
+        in_title[paper[found & words.in_title], t] = True
     idf = terms.idf
     rare = idf >= np.median(idf)
     out = np.zeros((n, 5))
@@ -159,10 +173,7 @@ def _term_features(
             near[_near(matches[a], matches[b], chunk, paper), j] = True
         out[:, 2] = adjacent @ weight / weight.sum()
         out[:, 3] = near @ weight / weight.sum()
-    in_title = np.array(
-        [[bool(title.intersection(ids.tolist())) for ids in terms.ids] for title in titles]
-    )
-    out[:, 4] = in_title @ idf / idf.sum() if len(in_title) else 0.0
+    out[:, 4] = in_title @ idf / idf.sum()
     return out
 
 

@@ -234,10 +234,12 @@ class Corpus:
     chunk_texts: list[str]
     bm25: LexicalIndex = field(repr=False)
     vectors: np.ndarray = field(repr=False)  # one unit row per chunk, as Chroma stores them
-    tokens: np.ndarray = field(repr=False)  # every chunk's word ids, as BM25 saw them, in a row
-    token_starts: np.ndarray = field(repr=False)  # where each chunk's words start; then the end
+    # every chunk's word ids as BM25 saw them (its paper's title, then its text), in a row;
+    # where each chunk's words start (then the end); how many of them are the title's
+    tokens: np.ndarray = field(repr=False)
+    token_starts: np.ndarray = field(repr=False)
+    title_lengths: np.ndarray = field(repr=False)
     chunk_index: dict[str, int] = field(default_factory=dict, repr=False)
-    _titles: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.chunk_index = {cid: i for i, cid in enumerate(self.chunk_ids)}
@@ -272,23 +274,13 @@ class Corpus:
             order=order,
         )
 
-    def spans(self, paper_id: str) -> list[tuple[int, int]]:
-        """The paper's chunks as (start, end) into ``tokens``."""
-        starts = self.token_starts
-        return [(int(starts[c]), int(starts[c + 1])) for c in self.paper_chunks[paper_id]]
-
-    def title_ids(self, paper_id: str) -> frozenset[int]:
-        """The word ids of the paper's title (its derived title where it was listed without)."""
-        ids = self._titles.get(paper_id)
-        if ids is None:
-            vocab = self.bm25.vocab
-            words = tokenize(self.papers[paper_id].title)
-            ids = self._titles[paper_id] = frozenset(vocab[w] for w in words if w in vocab)
-        return ids
-
     def lexical(self, query: str, n: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
         """Best chunks for a query as (chunk index, BM25 score), best first."""
         return top_chunks(self.lexical_scores(query, mask), n)
+
+    def words(self, chunks: np.ndarray) -> ranking.Words:
+        """The given chunks' words, for ``ranking.features``."""
+        return ranking.Words.of(self.tokens, self.token_starts, self.title_lengths, chunks)
 
     @cached_property
     def paper_chunks(self) -> dict[str, list[int]]:
@@ -372,7 +364,8 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         for c in chunks
         if c.meta.get("chunk") == 0
     }
-    words = [tokenize(f"{c.meta.get('title', '')}. {c.text}") for c in chunks]
+    titles = [tokenize(c.meta.get("title", "")) for c in chunks]
+    words = [title + tokenize(c.text) for title, c in zip(titles, chunks, strict=True)]
     bm25 = LexicalIndex.build(words)
     return Corpus(
         version=version,
@@ -384,6 +377,7 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         vectors=np.stack([c.vector for c in chunks if c.vector is not None]),
         tokens=np.array([bm25.vocab[w] for ws in words for w in ws], dtype=np.int32),
         token_starts=np.cumsum([0, *map(len, words)], dtype=np.int64),
+        title_lengths=np.array([len(t) for t in titles], dtype=np.int32),
     )
 
 
@@ -412,7 +406,7 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
     return corpus
 
 
-_CACHE_FORMAT = (5, tuple(f.name for f in fields(Paper)))
+_CACHE_FORMAT = (6, tuple(f.name for f in fields(Paper)))
 
 
 def _read_cache(path: Path, version: str) -> Corpus | None:
@@ -427,6 +421,7 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         vectors = np.asarray(np.load(path / "vectors.npy", mmap_mode="r"))
         tokens = np.asarray(np.load(path / "tokens.npy", mmap_mode="r"))
         token_starts = np.load(path / "token_starts.npy")
+        title_lengths = np.load(path / "title_lengths.npy")
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
     papers = [Paper(*row) for row in data["papers"]]
@@ -440,6 +435,7 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         vectors=vectors,
         tokens=tokens,
         token_starts=token_starts,
+        title_lengths=title_lengths,
     )
 
 
@@ -455,6 +451,7 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
         np.save(tmp / "vectors.npy", np.asarray(corpus.vectors, dtype=np.float32))
         np.save(tmp / "tokens.npy", corpus.tokens)
         np.save(tmp / "token_starts.npy", corpus.token_starts)
+        np.save(tmp / "title_lengths.npy", corpus.title_lengths)
         data = {
             "format": _CACHE_FORMAT,
             "version": corpus.version,
@@ -710,14 +707,11 @@ class Retriever:
         dense = np.array([cosine[p] for p in papers])
         features = np.zeros((len(papers), len(ranking.FEATURES)))
         if query is not None and papers:
-            features = ranking.features(
-                corpus.tokens,
-                [corpus.spans(p) for p in papers],
-                [corpus.title_ids(p) for p in papers],
-                corpus.query_terms(query),
-                lexical,
-                dense,
-            )
+            chunks = [corpus.paper_chunks[p] for p in papers]
+            words = corpus.words(np.concatenate(chunks))
+            paper_of_chunk = np.repeat(np.arange(len(papers)), [len(c) for c in chunks])
+            terms = corpus.query_terms(query)
+            features = ranking.features(words, paper_of_chunk, terms, lexical, dense)
         return Candidates(papers, lexical, dense, features)
 
     def _fuse(self, stage: FirstStage, k: int) -> list[Hit]:
