@@ -4,11 +4,12 @@ fusion that ranks on it.
 Beyond each side's score (best chunk's BM25, best chunk's cosine, and their ranks), a
 candidate is described by how it matches the question's words: the share of the question's
 weight (IDF) it holds, the share of its rarest words, its question word pairs found next to
-each other (in order) or near each other (within ``WINDOW`` words), and the share of the
+each other (in order) or near each other (within ``WINDOW`` words), the share of the
 question held by its title (for a paper listed without one, the derived title that names its
-method). A logistic regression over these, trained by ``bench/train_fusion.py`` on training
-queries only, scores each candidate; its coefficients ship as ``rag/data/fusion.json`` and
-are applied here with numpy.
+method), and how far its coverage falls short of the best candidate's. A linear model over
+these, trained by ``bench/train_fusion.py`` on training queries only, scores each
+candidate; its coefficients ship as ``rag/data/fusion.json`` and are applied here with
+numpy, so searching imports nothing more.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class QueryTerms:
 
 @dataclass(frozen=True)
 class FusionModel:
-    """A logistic regression over ``FEATURES``, standardised as in training."""
+    """A linear score over ``FEATURES``, standardised as in training, through a sigmoid."""
 
     features: tuple[str, ...]
     mean: np.ndarray
