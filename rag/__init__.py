@@ -23,6 +23,7 @@ from .errors import (  # noqa: E402
     StoreError,
 )
 from .ingest import IngestReport  # noqa: E402
+from .lists import ListedPaper, PaperList  # noqa: E402
 from .retrieve import Filters  # noqa: E402
 from .settings import Settings, get_settings  # noqa: E402
 from .topics import Topic  # noqa: E402
@@ -42,8 +43,10 @@ __all__ = [
     "LLMAuthError",
     "LLMError",
     "LLMUnavailableError",
+    "ListedPaper",
     "NoIndexError",
     "Paper",
+    "PaperList",
     "RagError",
     "Removed",
     "Settings",

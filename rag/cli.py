@@ -62,9 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     _command(sub, "stats", store, cmd_stats, "what the index holds")
     search = _command(sub, "search", store, cmd_search, "find papers for a question")
     _query_options(search)
+    search.add_argument(
+        "--all", action="store_true", help="also show papers below the relevance cut-off"
+    )
     ask = _command(sub, "ask", store, cmd_ask, "answer a question, citing papers")
     _query_options(ask)
     _llm_option(ask)
+    ask.add_argument("--page", type=int, default=1, help="page of a list answer (default 1)")
+    ask.add_argument("--per-page", type=int, default=20, help="papers per page of a list answer")
+    related = _command(sub, "related", store, cmd_related, "papers nearest a paper")
+    _query_options(related, "PAPER", "a paper id or title")
     chat = _command(sub, "chat", store, cmd_chat, "multi-turn chat in the terminal")
     _llm_option(chat)
     chat.add_argument("--k", type=int, help="papers retrieved per question")
@@ -106,8 +113,8 @@ def _ingest_parser(sub: Any, store: Any) -> None:
     p.add_argument("--year", type=int, help="year for records that lack one")
 
 
-def _query_options(p: Any) -> None:
-    p.add_argument("question")
+def _query_options(p: Any, name: str = "question", what: str | None = None) -> None:
+    p.add_argument(name.lower(), metavar=name, help=what)
     p.add_argument("--k", type=int, help="papers to retrieve (default 5)")
     p.add_argument("--venue")
     p.add_argument("--year", type=int)
@@ -116,6 +123,9 @@ def _query_options(p: Any) -> None:
     p.add_argument("--author")
     p.add_argument("--keyword")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--export", type=Path, metavar="FILE", help="write the papers to FILE (.bib, .csv or .md)"
+    )
 
 
 def _llm_option(p: Any) -> None:
@@ -182,32 +192,92 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    hits = _assistant(args).search(args.question, args.k, **_filters(args))
+    assistant = _assistant(args)
+    hits = assistant.search(args.question, args.k, **_filters(args))
+    shown = hits
+    if not args.all:  # what the assistant would not answer from is not shown either
+        bar = assistant.settings.retrieval.min_similarity
+        shown = assistant.search(args.question, args.k, **_filters(args), min_relevance=bar)
+    _export(args, [h.paper for h in shown])
+    if args.json:
+        print(json.dumps([hit_json(h) for h in shown], ensure_ascii=False, indent=2))
+        return 0
+    _print_hits(shown, "No papers match." if not hits else "No paper is close enough.")
+    if len(shown) < len(hits):
+        n = len(hits) - len(shown)
+        print(f"({n} more below the relevance cut-off; --all shows them)")
+    return 0
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    hits = _assistant(args).related(args.paper, args.k or 5, **_filters(args))
+    _export(args, [h.paper for h in hits])
     if args.json:
         print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
         return 0
+    _print_hits(hits, "No other paper matches the filters.")
+    return 0
+
+
+def _print_hits(hits: list[Any], empty: str) -> None:
     if not hits:
-        print("No papers match.")
+        print(empty)
     for i, hit in enumerate(hits, 1):
         p = hit.paper
         print(f"{i}. {readable(p.label)}  [{p.venue_year}]  score {hit.score:.4f}")
         print(f"   {_clip(readable(hit.evidence[0] if hit.evidence else p.abstract), 200)}")
-    return 0
+
+
+def _export(args: argparse.Namespace, papers: list[Any]) -> None:
+    if args.export is None:
+        return
+    from .export import write
+
+    write(papers, args.export)
+    print(f"wrote {len(papers)} papers to {args.export}", file=sys.stderr)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from .export import answer_papers
+    from .lists import is_list_question
+
     assistant = _assistant(args)
     if args.json:
-        print(
-            json.dumps(
-                answer_json(assistant.ask(args.question, k=args.k, **_filters(args))),
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        answer = assistant.ask(args.question, k=args.k, **_filters(args))
+        _export(args, answer_papers(answer))
+        print(json.dumps(answer_json(answer), ensure_ascii=False, indent=2))
         return 0
-    _print_streamed(assistant.stream(args.question, k=args.k, **_filters(args)))
+    if is_list_question(args.question):
+        found = assistant.find_all(args.question, **_filters(args))
+        if found.papers:
+            _export(args, [p.paper for p in found.papers])
+            print_list_page(found, args.page, args.per_page)
+            return 0
+    final = _print_streamed(assistant.stream(args.question, k=args.k, **_filters(args)))
+    if final is not None:
+        _export(args, answer_papers(final))
     return 0
+
+
+def print_list_page(found: Any, page: int, per_page: int) -> None:
+    """A page of a list answer: the count, a cited line per paper, where the next page is,
+    and the page's references."""
+    per_page = max(per_page, 1)
+    pages = max(1, -(-found.count // per_page))
+    page = min(max(page, 1), pages)
+    start = (page - 1) * per_page
+    stop = min(start + per_page, found.count)
+    print(readable(found.lead))
+    for line in found.lines(start, stop):
+        print(readable(line))
+    if pages > 1:
+        more = f"; --page {page + 1} shows the next" if page < pages else ""
+        print(f"(papers {start + 1}–{stop} of {found.count}, page {page} of {pages}{more})")
+    print("\nReferences:")
+    for n, listed in enumerate(found.papers[start:stop], start=start + 1):
+        p = listed.paper
+        where = ", ".join(x for x in (p.venue_year, p.url) if x)
+        print(f"[{n}] {readable(p.label)}" + (f". {where}" if where else ""))
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ def answer_json(a: Answer) -> dict[str, Any]:
             {"statement": safe_text(r.statement), "reason": safe_text(r.reason)} for r in a.removed
         ],
         "coverage": a.coverage,
+        "listing": a.listing,
         "backend": a.backend,
         "timings": a.timings,
         "hits": [hit_json(h) for h in a.hits],

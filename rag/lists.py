@@ -3,12 +3,12 @@
 "Which papers ...", "List papers on ...", "How many papers ...": question -> its topic (the
 asking words taken off) -> the papers within the filters whose stored chunk vectors, or
 whose words, come nearest the topic (``POOL`` and ``LEXICAL_POOL`` of them) -> each one's
-abstract sentences scored against the topic, and the share of the topic's words (and the
-field's names for one thing, ``CONCEPTS``) its abstract holds -> every paper over the bars
-(``Bars``, calibrated by ``bench/lists.py``) -> each with the sentence of its own abstract
-that says why, one the statement check (``rag.support.judge``) keeps, best first. The
-decision rests on the topic's cosine similarity to abstract sentences and on its words,
-not on the search's fused scores, so it does not move when the fusion does.
+abstract sentences scored against the topic, and whether its abstract says what the topic
+is about (``rag.premise``, with the field's names for one thing, ``CONCEPTS``) -> every
+paper over the bars (``Bars``, calibrated by ``bench/lists.py``) -> each with the sentence
+of its own abstract that says why, one the statement check (``rag.support.judge``) keeps,
+best first. The decision rests on the topic's cosine similarity to abstract sentences and
+on its words, not on the search's fused scores, so it does not move when the fusion does.
 
 Related papers: a paper's mean chunk vector against every stored chunk, one hit per paper.
 """
@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import answer as answering
+from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
 from .retrieve import Corpus, Filters, dense_top, tokenize, top_chunks
@@ -39,14 +40,18 @@ from .support import (
 from .types import Answer, Hit, Paper, Step
 
 # A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
-# all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_WORDS`` of it and its title and
-# abstract hold ``LIST_MIN_COVERAGE`` of the topic's words. Calibrated on the calibration half
-# of the keyword-topical queries by ``python bench/lists.py``: the bars with the best mean F1.
-LIST_MIN_SIMILARITY = 0.45
-LIST_MIN_SIMILARITY_WORDS = 0.35
-LIST_MIN_COVERAGE = 1.0
+# all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_SAID`` of it and its abstract says
+# what the topic is about as a find question's premise is checked (its names and concepts,
+# three quarters of its terms), and it is not far below the best paper admitted.
+# Calibrated on the calibration half of the keyword-topical queries by
+# ``python bench/lists.py``: the bars with the best mean F1 there.
+LIST_MIN_SIMILARITY = 0.66
+LIST_MIN_SIMILARITY_SAID = 0.32
+LIST_MARGIN = 0.25  # ... and is at most this far below the best paper admitted
 POOL = 120  # papers nearest the topic by stored chunk vectors whose sentences are scored
-LEXICAL_POOL = 40  # ... and the papers BM25 puts first, which the vectors may rank lower
+LEXICAL_POOL = 80  # ... and the papers BM25 puts first, which the vectors may rank lower
+OWN_REASON_MARGIN = 0.3  # how much farther from the topic a sentence of the paper's own
+OWN_REASON_MIN = 0.25  # work may be than its closest sentence, and still be its reason
 REASONS_TRIED = 4  # sentences tried per paper for a reason the statement check keeps
 
 _LIST = re.compile(
@@ -111,11 +116,12 @@ class PaperList:
 
     @property
     def lead(self) -> str:
-        """The count, as the answer's first line: "2 indexed papers on model merging:"."""
+        """The count, as the answer's first line: 2 indexed papers match "model merging":"""
         n = self.count
         where = f" ({self.filters.describe()})" if self.filters else ""
         noun = "paper" if n == 1 else "papers"
-        return f"{n} indexed {noun}{where} match {_quoted(self.topic)}:"
+        verb = "matches" if n == 1 else "match"
+        return f"{n} indexed {noun}{where} {verb} {_quoted(self.topic)}:"
 
     def lines(self, start: int = 0, stop: int | None = None) -> list[str]:
         """One cited line per paper, numbered from 1 over the whole list."""
@@ -137,25 +143,29 @@ def reason_line(paper: Paper, sentence: str, number: int) -> str:
 @dataclass(frozen=True)
 class Bars:
     """When a candidate is relevant: its best sentence reaches ``similarity``, or reaches
-    ``similarity_with_words`` while its abstract holds ``coverage`` of the topic's words."""
+    ``similarity_said`` while its abstract says what the topic is about."""
 
     similarity: float = LIST_MIN_SIMILARITY
-    similarity_with_words: float = LIST_MIN_SIMILARITY_WORDS
-    coverage: float = LIST_MIN_COVERAGE
+    similarity_said: float = LIST_MIN_SIMILARITY_SAID
+    margin: float = LIST_MARGIN
 
     def admit(self, c: Candidate) -> bool:
-        if c.scored.relevance >= self.similarity:
-            return True
-        return c.scored.relevance >= self.similarity_with_words and c.coverage >= self.coverage
+        return c.relevance >= self.similarity or (
+            c.relevance >= self.similarity_said and c.says_topic
+        )
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A paper that may be relevant: its sentences scored against the topic, and the share
-    of the topic's words its title and abstract hold."""
+    """A paper that may be relevant: its sentences scored against the topic, and whether
+    its abstract says what the topic is about."""
 
     scored: answering.ScoredHit
-    coverage: float
+    says_topic: bool
+
+    @property
+    def relevance(self) -> float:
+        return self.scored.relevance
 
 
 def find_all(
@@ -170,13 +180,15 @@ def find_all(
     topic = list_topic(question)
     bars = bars or Bars()
     candidates = candidates_for(corpus, embedder, vectors, topic, filters)
+    admitted = sorted((c for c in candidates if bars.admit(c)), key=lambda c: -c.relevance)
+    floor = admitted[0].relevance - bars.margin if admitted else 0.0
     listed = []
-    for c in sorted(candidates, key=lambda c: -c.scored.relevance):
-        if not bars.admit(c):
-            continue
+    for c in admitted:
+        if c.relevance < floor:
+            break
         sentence = reason(c.scored, embedder)
         if sentence:
-            listed.append(ListedPaper(c.scored.hit.paper, round(c.scored.relevance, 4), sentence))
+            listed.append(ListedPaper(c.scored.hit.paper, round(c.relevance, 4), sentence))
     return PaperList(question, topic, tuple(listed), filters)
 
 
@@ -197,57 +209,79 @@ def candidates_for(
         Hit(corpus.papers[pid], score=by_cosine.get(pid, 0.0), dense_similarity=by_cosine.get(pid))
         for pid in dict.fromkeys([*by_cosine, *lexical])
     ]
-    words = topic_words(topic)
-    return [
-        Candidate(s, coverage(words, s.hit.paper))
-        for s in answering.score_hits(topic, hits, embedder)
-    ]
+    scored = with_concepts(answering.score_hits(topic, hits, embedder), vector, embedder)
+    terms = premises.terms(topic) or topic_words(topic)
+    return [Candidate(s, says_topic(topic, terms, s.hit.paper)) for s in scored]
+
+
+def with_concepts(
+    scored: list[answering.ScoredHit], topic: np.ndarray, embedder: Embedder
+) -> list[answering.ScoredHit]:
+    """Sentences that use one of the field's names for a concept scored again with the
+    concept's first name added ("... GRPO ... (reinforcement learning)"): the embedder does
+    not know that GRPO is reinforcement learning. A sentence keeps its better score."""
+    told = {
+        (n, i): f"{plain(x)} ({', '.join(names)})"
+        for n, s in enumerate(scored)
+        for i, x in enumerate(s.sentences)
+        if (names := _unsaid_concepts(x))
+    }
+    if not told:
+        return scored
+    sims = answering.sentence_vectors(embedder, list(told.values())) @ topic
+    better = [s.similarities.copy() for s in scored]
+    for (n, i), sim in zip(told, sims, strict=True):
+        better[n][i] = max(better[n][i], float(sim))
+    return [replace(s, similarities=b) for s, b in zip(scored, better, strict=True)]
+
+
+def _unsaid_concepts(sentence: str) -> list[str]:
+    """The first names of the concepts a sentence names otherwise ("GRPO" ->
+    "reinforcement learning"), less those it says itself."""
+    text = plain(sentence)
+    said = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(text)}
+    return sorted(n for n in said if n not in text.lower())
+
+
+def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
+    """Whether the paper's abstract has the topic's names, the field's concepts it names
+    (by any of their names: "GRPO" says "reinforcement learning") and three quarters of its
+    terms, as a find question's premise is checked (``rag.premise``)."""
+    abstract = Abstract.of(1, paper.title, paper.abstract, np.zeros((0, 1), dtype=np.float32))
+    named = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(abstract.text_lower)}
+    extra = {s for name in named for s in tokenize(name)}
+    abstract = replace(abstract, stems=abstract.stems | extra)
+    concepts = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(plain(topic))}
+    if any(premises.missing(tokenize(c), abstract) for c in concepts):
+        return False
+    required = premises.named_phrases(topic)
+    return premises.premise(topic, terms, [abstract], required).holds
 
 
 # Names the field uses for one thing: a topic that says one of them is held by an abstract
 # that says another ("reinforcement learning" by "GRPO").
-CONCEPTS = {
-    "reinforcement_learning": (
-        "reinforcement learning", "rl", "rlhf", "rlvr", "rlaif", "grpo", "ppo",
-        "policy optimization", "policy gradient", "policy gradients", "q-learning",
-    ),
-    "language_model": ("large language model", "language model", "llm", "lm"),
-    "vision_language_model": ("vision-language model", "vision language model", "vlm", "mllm"),
-    "graph_neural_network": ("graph neural network", "gnn"),
-    "retrieval_augmented_generation": (
-        "retrieval-augmented generation", "retrieval augmented generation", "rag",
-    ),
-}  # fmt: skip
+CONCEPTS = (
+    ("reinforcement learning", "rl", "rlhf", "rlvr", "rlaif", "grpo", "ppo",
+     "policy optimization", "policy gradient", "q-learning"),
+    ("large language model", "language model", "llm", "lm"),
+    ("vision-language model", "vision language model", "vlm", "mllm"),
+    ("graph neural network", "gnn"),
+    ("retrieval-augmented generation", "retrieval augmented generation", "rag"),
+)  # fmt: skip
 _CONCEPT = re.compile(
     r"(?<![\w-])("
-    + "|".join(
-        sorted((re.escape(a) for names in CONCEPTS.values() for a in names), key=len, reverse=True)
-    )
+    + "|".join(sorted((re.escape(a) for names in CONCEPTS for a in names), key=len, reverse=True))
     + r")s?(?![\w-])",
     re.I,
 )
-_CONCEPT_OF = {a: key.replace("_", "") for key, names in CONCEPTS.items() for a in names}
-
-
-def _concepts(text: str) -> str:
-    """Text with each of the field's names replaced by its concept's one word."""
-    return _CONCEPT.sub(lambda m: f" {_CONCEPT_OF[m.group(1).lower()]} ", plain(text))
+_NAME_OF = {a: names[0] for names in CONCEPTS for a in names}
 
 
 def topic_words(topic: str) -> list[str]:
-    """The stems a topic is about: its concepts and content words (all its words when every
-    one is generic: "evaluation")."""
-    stems = tokenize(_concepts(topic).replace("-", " "))
+    """The stems a topic is about (all its words when every one is generic: "evaluation")."""
+    stems = tokenize(topic.replace("-", " "))
     content = [s for s in stems if s not in GENERIC_STEMS]
     return list(dict.fromkeys(content or stems))
-
-
-def coverage(words: list[str], paper: Paper) -> float:
-    """The share of the topic's words the paper's title and abstract hold."""
-    if not words:
-        return 0.0
-    held = set(tokenize(_concepts(f"{paper.title}. {paper.abstract}").replace("-", " ")))
-    return sum(w in held for w in words) / len(words)
 
 
 def chunk_mask(corpus: Corpus, filters: Filters) -> np.ndarray | None:
@@ -287,9 +321,14 @@ def _reason_order(s: answering.ScoredHit, abstract: Abstract) -> list[int]:
 
     order = [int(i) for i in np.argsort(-s.similarities) if not is_boilerplate(s.sentences[i])]
     best = float(s.similarities[order[0]]) if order else 0.0
-    # a sentence of the paper's own work, unless a sentence far closer to the topic says it
-    close = [i for i in order if s.similarities[i] >= best - 0.1]
-    return [*(i for i in close if own(i)), *(i for i in order if not (i in close and own(i)))]
+    # what the paper does ("we propose ...") rather than the field's background ("The rise
+    # of model hubs ..."), unless only the background comes near the topic
+    close = [
+        i
+        for i in order
+        if s.similarities[i] >= max(best - OWN_REASON_MARGIN, OWN_REASON_MIN) and own(i)
+    ]
+    return [*close, *(i for i in order if i not in close)]
 
 
 # -- related papers ------------------------------------------------------------------------------

@@ -40,9 +40,9 @@ XSS_MARKUP = (
 )
 # The tags this module writes; anything else in the output came from the data.
 OURS = {
-    "a", "article", "aside", "b", "br", "code", "details", "div", "em", "h3", "h4", "header",
-    "h1", "i", "li", "mark", "p", "q", "section", "span", "strong", "sub", "summary", "sup",
-    "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a", "article", "aside", "b", "br", "button", "code", "details", "div", "em", "h3", "h4",
+    "header", "h1", "i", "li", "mark", "p", "q", "section", "span", "strong", "sub", "summary",
+    "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
 
 

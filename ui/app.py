@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
 from rag.jsonform import answer_json
 
+from . import papers as paper_actions
 from . import render
 from . import topics as topics_tab
 from .render import FileResult, Turn
@@ -355,7 +356,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
             transcript = gr.HTML(
                 render.transcript_html([]),
                 elem_id="transcript",
-                js_on_load=SCROLL_TO_NEW_TURN,
+                js_on_load=SCROLL_TO_NEW_TURN + paper_actions.RELATED_CLICK,
             )
             with gr.Row(elem_id="examples") as examples:
                 buttons = [
@@ -393,6 +394,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
             )
             venue = gr.Dropdown(venues, value="", label="Venue", elem_id="venue")
             year = gr.Dropdown(years, value="", label="Year", elem_id="year")
+            export = paper_actions.export_controls(gr)
     return SimpleNamespace(
         transcript=transcript,
         examples=examples,
@@ -404,6 +406,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
         k=k,
         venue=venue,
         year=year,
+        export=export,
     )
 
 
@@ -446,13 +449,20 @@ def _wire_chat(gr: Any, handlers: Handlers, chat: SimpleNamespace, turns: Any) -
     # UI events are named so that none takes "ask" (the public endpoint) by default
     private = {"api_visibility": "private", "show_progress": "hidden"}
     ask = [handlers.ask, [chat.question, *controls], outputs]
-    chat.question.submit(*ask, api_name="chat_submit", **private)
-    chat.ask.click(*ask, api_name="chat_ask", **private)
+    answered = [
+        chat.question.submit(*ask, api_name="chat_submit", **private),
+        chat.ask.click(*ask, api_name="chat_ask", **private),
+    ]
     for i, button in enumerate(chat.buttons):  # a button's value is its label: the question
-        button.click(
-            handlers.ask, [button, *controls], outputs, api_name=f"chat_example_{i}", **private
+        answered.append(
+            button.click(
+                handlers.ask, [button, *controls], outputs, api_name=f"chat_example_{i}", **private
+            )
         )
-    chat.new.click(handlers.new_chat, None, outputs, api_name="chat_new", **private)
+    answered.append(
+        chat.new.click(handlers.new_chat, None, outputs, api_name="chat_new", **private)
+    )
+    paper_actions.wire(gr, handlers, chat, turns, outputs, answered)
 
 
 def _wire_library(

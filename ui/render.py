@@ -166,11 +166,28 @@ def answer_html(answer: Answer, turn: int = 1) -> str:
     def link(n: int) -> str | None:
         return anchor(turn, n) if n in numbers else None
 
-    return (
-        f'<div class="answer-text">{text_html(answer.text, link)}</div>'
-        + checks_html(answer)
-        + meta_html(answer)
-    )
+    body = list_html(answer.text, link) if answer.listing else text_html(answer.text, link)
+    return f'<div class="answer-text">{body}</div>' + checks_html(answer) + meta_html(answer)
+
+
+LIST_PAGE = 10  # papers shown at once in a list answer; each further page opens on a click
+
+
+def list_html(text: str, link: Callable[[int], str | None] | None = None) -> str:
+    """A list answer: its count, the first ``LIST_PAGE`` papers, then a closed section per
+    further page ("Papers 11–20 of 57")."""
+    lead, *items = [ln for ln in text.splitlines() if ln.strip()]
+    html_ = f"<p>{_inline(lead, link)}</p>" if lead else ""
+    pages = [items[i : i + LIST_PAGE] for i in range(0, len(items), LIST_PAGE)]
+    for n, page in enumerate(pages):
+        body = "<ul>" + "".join(f"<li>{_inline(_BULLET.sub('', ln), link)}</li>" for ln in page)
+        body += "</ul>"
+        if n:
+            first = n * LIST_PAGE + 1
+            summary = f"Papers {first}–{first + len(page) - 1} of {len(items)}"
+            body = f'<details class="list-page"><summary>{summary}</summary>{body}</details>'
+        html_ += body
+    return html_
 
 
 def checks_html(answer: Answer) -> str:
@@ -366,14 +383,23 @@ def search_link_html(paper: Paper) -> str:
 
 def source_card_html(citation: Citation, turn: int = 1) -> str:
     """One cited paper: number, title, venue, authors, and its abstract once, with the
-    supporting sentence marked."""
+    supporting sentence marked; a button asks for its related papers."""
     paper = citation.paper
     return (
         f'<article class="src-card" id="{anchor(turn, citation.number)}">'
         f'<div class="src-num">{citation.number}</div><div class="src-body">'
         + paper_head_html(paper)
         + abstract_html(paper.abstract, citation.quote)
+        + related_button_html(paper)
         + "</div></article>"
+    )
+
+
+def related_button_html(paper: Paper) -> str:
+    """A button the page turns into a "related papers" request for this paper."""
+    return (
+        f'<button type="button" class="related-btn" data-paper="{esc(paper.paper_id)}" '
+        f'title="Papers nearest this one by their abstracts">Related papers</button>'
     )
 
 
@@ -395,7 +421,9 @@ def hit_cards_html(hits: Sequence[Hit], limit: int = 5, empty: str = "No paper c
         cards.append(
             '<article class="src-card near"><div class="src-body">'
             + paper_head_html(hit.paper)
-            + f'<p class="src-abstract">{esc(clip(readable(text), 260))}</p></div></article>'
+            + f'<p class="src-abstract">{esc(clip(readable(text), 260))}</p>'
+            + related_button_html(hit.paper)
+            + "</div></article>"
         )
     return "".join(cards)
 

@@ -1,0 +1,172 @@
+"""Complete lists, counts and related papers over a real index of the bundled papers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rag import Answer, Assistant, InputError, Paper
+from rag.cli import main
+from rag.lists import is_list_question, list_topic
+from tests.conftest import BUNDLED, make_assistant
+
+QUESTIONS = Path(__file__).parent.parent / "eval" / "questions" / "lists_icml2026.jsonl"
+GOLD = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+
+
+def titled(papers: list[Paper], prefixes: list[str]) -> set[str]:
+    return {p.paper_id for p in papers if any(p.title.startswith(x) for x in prefixes)}
+
+
+# What the bars miss: R³-Refiner says GRPO and rewards, not that it trains large models with
+# reinforcement learning (its sentence is 0.37 from the question); CLASP "provides"
+# guarantees, and a premise of three terms lacks none.
+MISSED = {"list-rl": "R³-Refiner", "list-regret": "CLASP"}
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=f"misses {MISSED[r['id']]}"))
+        if r["id"] in MISSED
+        else r
+        for r in GOLD
+    ],
+    ids=[r["id"] for r in GOLD],
+)
+def test_a_list_names_every_relevant_paper_and_no_unrelated_one(bundled: Assistant, row) -> None:
+    papers = bundled.papers()
+    found = bundled.find_all(row["question"])
+    listed = {p.paper.paper_id for p in found.papers}
+    assert titled(papers, row["relevant"]) <= listed, [p.paper.title for p in found.papers]
+    assert not titled(papers, row["unrelated"]) & listed, [p.paper.title for p in found.papers]
+    for p in found.papers:  # each with a sentence of its own abstract, best first
+        assert p.reason and p.reason in p.paper.abstract
+    assert [p.score for p in found.papers] == sorted((p.score for p in found.papers), reverse=True)
+
+
+def test_the_count_of_a_list_answer_is_the_papers_it_lists(bundled: Assistant) -> None:
+    for question in [
+        "How many papers are about model merging?",
+        "Which papers use reinforcement learning to train large models?",
+        "Which papers prove regret guarantees?",
+    ]:
+        answer = bundled.ask(question)
+        lead, *lines = answer.text.splitlines()
+        count = int(re.match(r"(\d+) indexed papers? ", lead).group(1))  # type: ignore[union-attr]
+        assert answer.listing and count == len(lines) == len(answer.citations) >= 1
+        assert answer.removed == ()  # every reason is a statement the check keeps
+        for n, (line, c) in enumerate(zip(lines, answer.citations, strict=True), start=1):
+            assert line.startswith(f"- {c.paper.title}") and line.endswith(f"[{n}].")
+            assert c.quote and c.quote in c.paper.abstract
+        retrieved = {h.paper.paper_id for h in answer.hits}
+        assert {c.paper.paper_id for c in answer.citations} <= retrieved
+
+
+def test_reinforcement_learning_lists_the_grpo_paper(bundled: Assistant) -> None:
+    answer = bundled.ask("How many papers are about reinforcement learning?")
+    titles = [c.paper.title for c in answer.citations]
+    assert any(t.startswith("RLER") for t in titles) and any(t.startswith("R³") for t in titles)
+
+
+def test_a_list_of_nothing_says_no_paper_does_that(bundled_index, embedder) -> None:
+    a = make_assistant(bundled_index, embedder, backend="local")  # no model is called
+    answer = a.ask("Which papers study quantum error correction codes?")
+    assert not answer.listing
+    assert answer.coverage in ("no_paper", "not_covered")
+    assert answer.text.startswith(("No indexed paper does that", "The indexed papers do not"))
+
+
+def test_filters_bound_a_list(bundled: Assistant) -> None:
+    assert bundled.find_all("Which papers are about model merging?", year=2026).count == 2
+    assert bundled.find_all("Which papers are about model merging?", year=2025).count == 0
+    assert bundled.find_all("Which papers are about model merging?", venue="NeurIPS").count == 0
+
+
+def test_list_questions_and_their_topics() -> None:
+    for question, topic in [
+        ("How many papers are about reinforcement learning?", "reinforcement learning"),
+        ("Which papers tackle model merging?", "tackle model merging"),
+        ("List the papers on diffusion models.", "diffusion models"),
+        ("What papers deal with protein structures?", "protein structures"),
+    ]:
+        assert is_list_question(question) and list_topic(question) == topic
+    for question in [
+        "Which paper reconstructs protein structures from cryo-EM maps?",
+        "What does the CSR paper report?",
+        "How much does RLER improve over the best RLIR baseline?",
+    ]:
+        assert not is_list_question(question)
+
+
+def test_related_papers_are_nearest_first_and_respect_filters(tmp_path, embedder) -> None:
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([BUNDLED])
+    opic = next(p for p in a.papers() if p.title.startswith("OPIC"))
+    retold = {  # the OPIC abstract told again: the nearest paper there is
+        "id": "retold",
+        "title": "Evolutionary model merging that preserves in-context learning",
+        "abstract": opic.abstract.replace("OPIC", "EvoMerge").replace("SOTA", "prior"),
+        "venue": "NeurIPS",
+        "year": 2025,
+    }
+    (tmp_path / "retold.jsonl").write_text(json.dumps(retold) + "\n")
+    a.ingest([tmp_path / "retold.jsonl"])
+    hits = a.related(opic, k=4)
+    assert len(hits) == 4 and opic.paper_id not in {h.paper.paper_id for h in hits}
+    assert hits[0].paper.paper_id == "retold"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert [h.paper for h in a.related("OPIC", k=4)] == [h.paper for h in hits]
+    assert [h.paper for h in a.related(opic.paper_id, k=4)] == [h.paper for h in hits]
+    assert [h.paper.paper_id for h in a.related(opic, k=4, venue="NeurIPS")] == ["retold"]
+    in_2026 = a.related(opic, k=4, year=2026)
+    assert in_2026 == hits[1:4] + a.related(opic, k=5, year=2026)[3:4]
+    assert all(h.paper.year == 2026 for h in in_2026)
+    assert a.related(opic, k=3, year=2024) == []
+    with pytest.raises(InputError, match="No indexed paper"):
+        a.related("no such paper at all")
+
+
+def test_search_leaves_out_papers_below_the_cut_off(bundled_index, capsys) -> None:
+    argv = ["search", "model merging", "--index-dir", str(bundled_index), "--k", "6"]
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    assert "OPIC" in shown and "Trap²" in shown
+    assert not re.search(r"^3\. ", shown, re.M)  # only the two merging papers pass
+    assert "4 more below the relevance cut-off; --all shows them" in shown
+    assert main([*argv, "--all"]) == 0
+    assert re.search(r"^6\. ", capsys.readouterr().out, re.M)
+
+
+def test_cli_pages_a_list_and_names_the_next_page(bundled_index, capsys) -> None:
+    question = "How many papers are about model merging?"
+    base = ["ask", question, "--index-dir", str(bundled_index), "--llm", "extractive"]
+    assert main([*base, "--per-page", "1"]) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("2 indexed papers match")
+    assert "[1]." in first and "[2]." not in first and "--page 2 shows the next" in first
+    assert main([*base, "--per-page", "1", "--page", "2"]) == 0
+    second = capsys.readouterr().out
+    assert "[2]." in second and "[1]." not in second and "page 2 of 2" in second
+
+
+def test_a_list_answer_streams_the_reading_step_then_the_list(bundled: Assistant) -> None:
+    events = list(bundled.stream("Which papers are about model merging?"))
+    answer = events[-1]
+    assert isinstance(answer, Answer) and answer.listing
+    assert "".join(e for e in events if isinstance(e, str)) == answer.text
+
+
+def test_the_web_chat_pages_a_long_list() -> None:
+    from ui.render import LIST_PAGE, list_html
+
+    lines = [f"- Paper {n}: it does thing {n} [{n}]." for n in range(1, 26)]
+    html = list_html("\n".join(['25 indexed papers match "things":', *lines]))
+    assert html.startswith("<p>25 indexed papers match")
+    assert html.count("<li>") == 25 and html.count("<details") == 2  # 10 shown, 10 + 5 folded
+    assert "Papers 11–20 of 25" in html and "Papers 21–25 of 25" in html
+    assert html.index("Paper 10:") < html.index("<details") < html.index("Paper 11:")
+    assert LIST_PAGE == 10
