@@ -115,7 +115,8 @@ sup.cite a:hover { text-decoration: underline; }
 .whole[open] ~ .src-abstract .gap { display: none; }
 .src-meta a.find { color: #2563eb; text-decoration: none; white-space: nowrap; }
 .src-meta a.find:hover { text-decoration: underline; }
-.related-btn { margin-top: 6px; padding: 1px 8px; font-size: .75rem; color: #2563eb;
+.related-btn { align-self: flex-start; width: auto; margin-top: 6px; padding: 1px 8px;
+  font-size: .75rem; color: #2563eb;
   background: #fff; border: 1px solid #bfdbfe; border-radius: 999px; cursor: pointer; }
 .related-btn:hover { background: #eff6ff; }
 .answer-text details.list-page summary { cursor: pointer; color: #2563eb; font-size: .85rem; }
