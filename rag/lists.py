@@ -51,7 +51,7 @@ LIST_MARGIN = 0.25  # ... and is at most this far below the best paper admitted
 POOL = 120  # papers nearest the topic by stored chunk vectors whose sentences are scored
 LEXICAL_POOL = 80  # ... and the papers BM25 puts first, which the vectors may rank lower
 OWN_REASON_MARGIN = 0.3  # how much farther from the topic a sentence of the paper's own
-OWN_REASON_MIN = 0.25  # work may be than its closest sentence, and still be its reason
+OWN_REASON_MIN = 0.28  # work may be than its closest sentence, and still be its reason
 REASONS_TRIED = 4  # sentences tried per paper for a reason the statement check keeps
 
 _LIST = re.compile(
