@@ -165,6 +165,8 @@ class Assistant:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of
         its abstract that says why; not the top k."""
+        if not question.strip():
+            raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
         found, query = self._filters(question, parse, *_filter_args(**filters), corpus=corpus)
         vectors = self.retriever._vectors(corpus)
