@@ -7,6 +7,7 @@ the summary that ``report`` writes out and the gates check.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,11 +47,21 @@ class Outcome:
 
     @property
     def statements_body(self) -> str:
-        """The answer's statements, without the lead that says what is not stated."""
+        """The answer's statements, without the lead that says what is not stated and the
+        counts the index itself gives (a list's size, a theme's size; see ``own_counts``)."""
         text = self.answer.text
         if self.answer.coverage in ("unstated", "no_paper"):
             text = text.split("\n", 1)[1] if "\n" in text else ""
-        return text
+        text = _COUNT_LEAD.sub("", text)
+        return _THEME_SIZE.sub(r"\1", text)
+
+    def own_counts_wrong(self) -> list[str]:
+        """A list's count that is not the number of papers it cites."""
+        m = _COUNT_LEAD.search(self.answer.text)
+        if not m or not m.group("n"):
+            return []
+        n = int(m.group("n").replace(",", ""))
+        return [] if n == len(self.answer.citations) else [m.group("n")]
 
     @property
     def cited(self) -> list[str]:
@@ -211,9 +222,21 @@ def _statements(o: Outcome) -> list[Any]:
 
 
 def invented_numbers(o: Outcome) -> list[str]:
-    """Numbers the answer states that no abstract it cites holds (the question's own count)."""
+    """Numbers the answer states that no abstract it cites holds (the question's own count),
+    and a list's count that differs from the papers it cites."""
     cited = [f"{c.paper.title}. {c.paper.abstract}" for c in o.answer.citations]
-    return metrics.numbers_not_in(o.statements_body, [*cited, o.question.question])
+    invented = metrics.numbers_not_in(o.statements_body, [*cited, o.question.question])
+    return invented + o.own_counts_wrong()
+
+
+# The counts the index gives, not an abstract: "12 indexed papers (ICML, 2026) match ...:",
+# "The 19 ICML 2026 papers fall into 4 themes ...", "Theme: graphs (3 papers): ...".
+_COUNT_LEAD = re.compile(
+    r"^(?:(?P<n>\d[\d,]*) indexed papers?\b[^\n]*\bmatch(?:es)?\b[^\n]*:"
+    r"|The [\d,]+ [^\n]*papers? fall into [^\n]*)$\n?",
+    re.M,
+)
+_THEME_SIZE = re.compile(r"^(Theme: [^\n]*?) \(\d[\d,]* papers?\)", re.M)
 
 
 def _share(outcomes: list[Outcome], test: Any) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,16 @@ def test_the_runner_asks_an_index_on_a_chroma_server(
                  "--chroma-url", "http://127.0.0.1:9"])  # fmt: skip
     assert code == 2
     assert "--needle keeps its own index folder" in capsys.readouterr().err
+
+
+def test_a_lists_own_count_is_checked_against_its_citations_not_the_abstracts(bundled) -> None:
+    from eval.questions import Question
+    from eval.runner import Outcome, invented_numbers
+
+    answer = bundled.ask("Which papers are about model merging?", llm="extractive")
+    assert answer.text.startswith(f"{len(answer.citations)} indexed papers")
+    outcome = Outcome(Question(id="q", question=answer.query, answerable=False), [], answer)
+    assert invented_numbers(outcome) == []
+    wrong = answer.text.replace(f"{len(answer.citations)} indexed", "7 indexed", 1)
+    miscounted = Outcome(outcome.question, [], replace(answer, text=wrong))
+    assert invented_numbers(miscounted) == ["7"]
