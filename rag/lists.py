@@ -210,7 +210,9 @@ def candidates_for(
         for pid in dict.fromkeys([*by_cosine, *lexical])
     ]
     scored = with_concepts(answering.score_hits(topic, hits, embedder), vector, embedder)
-    terms = premises.terms(topic) or topic_words(topic)
+    # the topic's own words too: a find question's terms leave out words of asking, and
+    # "contrastive" is one ("compare and contrast"), but in "contrastive learning" it is the topic
+    terms = list(dict.fromkeys([*premises.terms(topic), *topic_words(topic)]))
     return [Candidate(s, says_topic(topic, terms, s.hit.paper)) for s in scored]
 
 
