@@ -26,6 +26,7 @@ import numpy as np
 
 from .chunking import split_sentences
 from .retrieve import tokenize
+from .titles import SYMBOLS
 
 SIMILARITY_MIN = 0.6  # cosine between a statement and its closest abstract sentence
 # ... when that sentence also holds the statement's numbers and names ("16 classification
@@ -259,11 +260,19 @@ def _has_name(abstract: Abstract, name: str) -> bool:
 def unsupported(statement: str, abstract: Abstract) -> str:
     """Why ``abstract`` does not state ``statement`` by words alone, or "" if it may."""
     statement = plain(statement)
+    alone = set(numbers_in(statement, standalone=True))
     for number in dict.fromkeys(numbers_in(statement)):
         if number not in abstract.numbers:
             return f"the number {number} is not in the cited abstract"
+        if number in alone and number not in _standalone_numbers(abstract):
+            return f"the cited abstract has {number} only inside a name"
         if not _same_context(number, statement, abstract):
             return f"the cited abstract gives {number} for something else"
+    text = None
+    for expression in _MATH.findall(MARKER.sub(" ", statement)):
+        text = text if text is not None else _squash(" ".join(abstract.sentences))
+        if _squash(expression) not in text:
+            return f'"{expression}" is not in the cited abstract'
     for name in dict.fromkeys(names_in(statement)):
         if not _has_name(abstract, name):
             return f'"{name}" is not in the cited abstract'
@@ -275,6 +284,22 @@ def unsupported(statement: str, abstract: Abstract) -> str:
 
 
 _TOKENS = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d][\w'-]*")
+# a formula: "O(log T)", "Θ(n^2)", "T^{1-β}", "n²"
+_MATH = re.compile(
+    r"[OΘΩ]\((?:[^()]|\([^()]*\))+\)|\w+\s*\^\s*(?:\{[^{}]*\}|\(?[\w.+-]+\)?)|\w+[²³]"
+)
+
+
+def _squash(text: str) -> str:
+    """A formula's characters without markup or spacing: "$O(\\log T)$" -> "o(logt)"."""
+    text = re.sub(r"\\(?:left|right)\b|\\[,;!]", "", text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: SYMBOLS.get(m.group(1), m.group(1)), text)
+    return re.sub(r"[\s${}\\]", "", plain(text)).lower()
+
+
+def _standalone_numbers(abstract: Abstract) -> set[str]:
+    """The numbers the abstract states on their own, not inside names ("EMPIAR-10345")."""
+    return set(numbers_in(plain(" ".join(abstract.sentences)), standalone=True))
 
 
 def _contexts(number: str, text: str, width: int = 2) -> list[tuple[set[str], set[str]]]:

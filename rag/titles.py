@@ -17,7 +17,7 @@ MAX_WORDS = 8
 MAX_CHARS = 80
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ⁿ")
-_SYMBOLS = {
+SYMBOLS = {
     "ell": "ℓ", "infty": "∞", "propto": "∝", "sqrt": "√", "approx": "≈", "times": "×",
     "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "pm": "±", "alpha": "α", "beta": "β",
     "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "eta": "η", "theta": "θ",
@@ -104,7 +104,7 @@ def strip_markup(text: str) -> str:
     text = re.sub(r"\\(?:cite\w*|ref|label)\{[^{}]*\}", "", text)
     text = re.sub(r"\\([%&_#$])", r"\1", text)
     text = re.sub(r"\\(?:emph|em|textbf|bf|textit|it)(?![a-z])\s*", "", text)  # "\emphWord"
-    text = re.sub(r"\\([A-Za-z]+)", lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: SYMBOLS.get(m.group(1), m.group(1)), text)
     text = re.sub(r"\[([^\]]+)\]\([^)\s]+\)", r"\1", text)  # Markdown link -> its text
     text = _EMPHASIS.sub(r"\1", text)  # *emphasis* -> emphasis, but "A* search" stays
     text = text.replace("---", "—").replace("--", "–").replace("{", "").replace("}", "")
@@ -114,7 +114,7 @@ def strip_markup(text: str) -> str:
 def _plain_math(math: str) -> str:
     math = re.sub(r"\^\{([^{}]*)\}|\^(\w)", _superscript, math)
     math = re.sub(r"\\(?:left|right)\b", "", math)
-    math = re.sub(r"\\([A-Za-z]+)\s*", lambda m: _SYMBOLS.get(m.group(1), ""), math)
+    math = re.sub(r"\\([A-Za-z]+)\s*", lambda m: SYMBOLS.get(m.group(1), ""), math)
     return math.replace("{", "").replace("}", "").replace("\\", "")
 
 

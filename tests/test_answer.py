@@ -101,6 +101,162 @@ def test_an_invented_number_is_removed_and_reported(bundled_index, embedder) -> 
     assert "GPUs" in removed.statement and "number 8" in removed.reason
 
 
+@pytest.mark.parametrize(
+    ("question", "invented", "reason"),
+    [
+        # the number is in the abstract only as part of a name ("EMPIAR-10345")
+        (
+            "What dataset does CryoACE release?",
+            "The new dataset built for CryoACE contains 10345 density maps [1].",
+            "only inside a name",
+        ),
+        # every character of the formula is in the abstract ("two", "n"), the formula is not
+        (
+            "What sample complexity does the three-layer strategy achieve?",
+            "The three-layer learning strategy achieves a sample complexity of O(n^2) [1].",
+            '"O(n^2)" is not in the cited abstract',
+        ),
+    ],
+)
+def test_a_number_taken_from_a_name_or_an_invented_formula_is_removed(
+    bundled_index, embedder, question: str, invented: str, reason: str
+) -> None:
+    a, _ = scripted(bundled_index, embedder, invented)
+    answer = a.ask(question)
+    assert invented.split(" [")[0] not in answer.text
+    assert any(reason in r.reason for r in answer.removed), answer.removed
+
+
+def test_a_copied_prompt_example_and_an_invented_expansion_are_removed(
+    bundled_index, embedder
+) -> None:
+    reply = (
+        "FooNet speeds up graph training by 2x [1]. "
+        "CSR outperforms the SOTA by an average of 18.1% against strong APGD [1]. "
+        "APGD (Adversarial Perturbation Guided Detection) is a detector [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("What does the CSR paper report against APGD?")
+    assert "18.1%" in answer.text
+    assert "FooNet" not in answer.text and "Guided Detection" not in answer.text
+    assert len(answer.removed) == 2
+    assert all(r.reason for r in answer.removed)
+
+
+def test_a_statement_citing_the_wrong_source_is_moved_to_the_right_one(
+    bundled_index, embedder
+) -> None:
+    reply = (
+        "Trap² uses weight re-scaling as a simple proxy for the merging process [2]. "
+        "OPIC achieves an average performance retention of 80.73% [2]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("Compare the two model-merging papers.")
+    by_number = {c.number: c.paper.title for c in answer.citations}
+    retention = next(line for line in answer.text.split(". ") if "80.73%" in line)
+    number = int(retention.rsplit("[", 1)[1].split("]")[0])
+    assert by_number[number].startswith("OPIC")
+    assert answer.removed == ()
+
+
+def test_claims_no_source_states_are_removed_not_shown(bundled_index, embedder) -> None:
+    reply = (
+        "RLER improves by 6.2% over the best RLIR baseline [1]. "
+        "Bananas ripen faster in paper bags at room temperature."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("How much does RLER improve over the best RLIR baseline?")
+    assert "Bananas" not in answer.text
+    assert any("Bananas" in r.statement for r in answer.removed)
+
+
+def test_nothing_supported_becomes_the_not_covered_answer(bundled_index, embedder) -> None:
+    a, _ = scripted(bundled_index, embedder, "Yes, [1] presents a new speech recognition model.")
+    answer = a.ask("Which paper compresses speech recognition models for phones?")
+    assert answer.coverage in ("not_covered", "no_paper")
+    assert "presents a new speech recognition model" not in answer.text
+
+
+def test_a_false_premise_is_answered_no_paper_without_the_llm(bundled_index, embedder) -> None:
+    a, llm = scripted(bundled_index, embedder, "CryoACE is a GNN for molecule generation [1].")
+    answer = a.ask("Which paper proposes a graph neural network for molecule generation?")
+    assert answer.coverage == "no_paper" and answer.text.startswith("No indexed paper does that")
+    assert "molecule" in answer.text.splitlines()[0]  # says what no abstract mentions
+    assert llm.prompts == []
+    for c in answer.citations:  # what the closest papers do say, quoted
+        assert c.quote and c.quote in c.paper.abstract
+
+
+def test_an_unstated_fact_is_said_to_be_unstated(bundled_index, embedder) -> None:
+    a, llm = scripted(bundled_index, embedder, "OPIC used 8 GPUs [1].")
+    for question in ["How many GPUs did OPIC use?", "What are the limitations of DensityFlow?"]:
+        answer = a.ask(question)
+        assert answer.coverage == "unstated", question
+        assert answer.text.startswith("The abstract does not say")
+        assert answer.citations and "GPUs [" not in answer.text
+    assert llm.prompts == []
+
+
+def test_out_of_corpus_question_is_refused_without_calling_the_llm(bundled_index, embedder) -> None:
+    a, llm = scripted(bundled_index, embedder, "should never be said [1]")
+    for question in ["How do I bake sourdough bread?", "What is the capital of France?"]:
+        answer = a.ask(question)
+        assert not answer.grounded and answer.citations == ()
+        assert "do not cover" in answer.text
+    assert llm.prompts == []
+
+
+def test_a_reply_that_does_not_survive_falls_back_to_the_abstracts(bundled_index, embedder):
+    a, _ = scripted(bundled_index, embedder, "The sources do not answer this question.")
+    answer = a.ask("What is known about model merging?")  # not a list: the model answers
+    assert "do not answer" not in answer.text
+    assert [r.statement for r in answer.removed] == ["The sources do not answer this question."]
+    assert {c.paper.title[:4] for c in answer.citations} == {"OPIC", "Trap"}
+    for c in answer.citations:  # the abstracts' own sentences, each quoted
+        assert c.quote in c.paper.abstract and c.quote.rstrip(". ") in answer.text
+
+
+def test_stream_shows_only_checked_statements_then_the_answer(bundled_index, embedder) -> None:
+    reply = "RLER improves by 6.2% over the best RLIR baseline [1] [7]. RLER used 64 GPUs [1]."
+    a, _ = scripted(bundled_index, embedder, reply)
+    events = list(a.stream("How much does RLER improve over the best RLIR baseline?"))
+    steps = [e.stage for e in events if isinstance(e, Step)]
+    assert steps == ["searching", "reading", "writing"]
+    reading = next(e for e in events if isinstance(e, Step) and e.stage == "reading")
+    assert reading.hits and reading.hits[0].paper.title.startswith("RLER")
+    shown = "".join(e for e in events if isinstance(e, str))
+    final = events[-1]
+    assert isinstance(final, Answer) and shown == final.text
+    assert "GPUs" not in shown and final.removed_citations == 1
+
+
+def test_filters_apply_to_both_sides(bundled) -> None:
+    assert bundled.search("model merging", 5, venue="NeurIPS") == []
+    assert bundled.search("model merging", 5, year=2019) == []
+    assert all(h.paper.year == 2026 for h in bundled.search("model merging", 5, venue="icml"))
+    for mode in ("bm25", "dense"):
+        assert bundled.search("model merging", 5, year=2025, mode=mode) == []
+    assert bundled.search("ICML 2026 papers on model merging", 3)[0].paper.title.startswith(
+        ("OPIC", "Trap")
+    )
+    assert bundled.search("NeurIPS papers on model merging") != []  # unknown venue: no filter
+
+
+def test_followup_is_rewritten_and_answered_about_the_same_paper(bundled) -> None:
+    first = bundled.ask("What does the CSR paper report?", llm="extractive")
+    follow = bundled.ask("What are its limitations?", history=[first], llm="extractive")
+    assert "CSR" in follow.query and follow.query != "What are its limitations?"
+    assert follow.hits[0].paper.title.startswith("CSR")
+
+
+@pytest.mark.parametrize("question", ["", "   "])
+def test_empty_question_is_an_error(bundled, question: str) -> None:
+    from rag import RagError
+
+    with pytest.raises(RagError):
+        bundled.ask(question)
+
+
 def test_a_copied_prompt_example_and_an_invented_expansion_are_removed(
     bundled_index, embedder
 ) -> None:
