@@ -300,16 +300,25 @@ def _best_covering(terms: list[str], sources: list[Source]) -> Source:
 
 def _states_a_number(question: str, source: Source) -> bool:
     """Whether the abstract gives a number where it matches the question: for "how many
-    <things>", in a sentence that names those things; otherwise in the sentences closest
-    to the question."""
+    <things>", a number next to those things ("16 classification benchmarks", not "two key
+    innovations ... density features" for density maps); otherwise in the sentences
+    closest to the question."""
     asked = set(numbers_in(question))
-    counted = premises.counted_stems(question)
-    sentences = source.abstract.sentences if counted else source.sentences
-    return any(
-        set(numbers_in(plain(s), standalone=True)) - asked
-        and (not counted or counted & set(tokenize(plain(s))))
-        for s in sentences
-    )
+    noun = premises.counted_noun(question)
+    if noun:
+        return any(_counts(s, noun, asked) for s in source.abstract.sentences)
+    return any(set(numbers_in(plain(s), standalone=True)) - asked for s in source.sentences)
+
+
+def _counts(sentence: str, noun: str, asked: set[str], window: int = 4) -> bool:
+    """Whether the sentence puts a number within ``window`` words of ``noun`` (a stem)."""
+    tokens = _WORDS.findall(plain(sentence))
+    numbers = [i for i, t in enumerate(tokens) if set(numbers_in(t, standalone=True)) - asked]
+    nouns = [i for i, t in enumerate(tokens) if noun in tokenize(t)]
+    return any(abs(i - j) <= window for i in numbers for j in nouns)
+
+
+_WORDS = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W\d][\w'-]*")
 
 
 def _names_something(question: str, source: Source) -> bool:

@@ -122,10 +122,12 @@ _COUNTED = re.compile(
 )
 
 
-def counted_stems(question: str) -> set[str]:
-    """Stems of what a "how many ..." question counts ("GPUs", "density maps"), else empty."""
+def counted_noun(question: str) -> str:
+    """The stem of what a "how many ..." question counts ("GPUs" -> "gpu", "density maps"
+    -> "map"), else ""."""
     match = _COUNTED.search(question)
-    return set(tokenize(match["what"])) - GENERIC_STEMS if match else set()
+    stems = tokenize(match["what"].split()[-1]) if match else []
+    return stems[-1] if stems else ""
 
 
 ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS
