@@ -22,9 +22,9 @@ if str(REPO) not in sys.path:
 
 import rag  # noqa: E402,F401  (the offline switches, before anything imports a model)
 from eval import indexes, metrics  # noqa: E402
+from eval.runner import RETRIEVERS  # noqa: E402
 from rag import Assistant  # noqa: E402
 
-RETRIEVERS = ("bm25", "dense", "hybrid")
 DEPTH = 10
 
 

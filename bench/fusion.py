@@ -40,8 +40,9 @@ from _common import REPO, Query, indexes, metrics, write_json
 
 from eval.questions import PaperLookup, load_questions
 from rag import Assistant
+from rag.fusion import Candidates, fuse_scores
 from rag.ranking import FusionModel, bundled_model
-from rag.retrieve import Candidates, Filters, fuse_scores
+from rag.retrieve import Filters
 
 SETS = ("needle", "unseen", "tldr", "keyword", "scifact")
 TRAINING = ("tldr", "scifact", "written")
@@ -158,7 +159,7 @@ def collect(name: str, scifact_index: Path | None = None) -> tuple[Found, Releva
 
 def _code_digest() -> str:
     digest = hashlib.sha1()
-    for module in ("ranking.py", "retrieve.py"):
+    for module in ("lexical.py", "snapshot.py", "retrieve.py", "fusion.py", "ranking.py"):
         digest.update((REPO / "rag" / module).read_bytes())
     return digest.hexdigest()[:16]
 

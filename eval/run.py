@@ -26,6 +26,7 @@ from eval import indexes, report, runner  # noqa: E402
 from eval.metrics import RETRIEVAL_METRICS  # noqa: E402
 from eval.questions import PaperLookup, Question, QuestionFileError, load_questions  # noqa: E402
 from rag import Assistant, Paper, RagError  # noqa: E402
+from rag.types import BACKENDS  # noqa: E402
 
 # (option, report value, comparison): a gate fails when the comparison does not hold.
 GATES = (
@@ -79,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--llm",
-        choices=["extractive", "local", "openai"],
+        choices=BACKENDS,
         default="extractive",
         help="answering backend (default: extractive, no model)",
     )
@@ -122,8 +123,9 @@ def _retrievers(value: str) -> list[str]:
     modes = [m.strip() for m in value.split(",") if m.strip()]
     unknown = [m for m in modes if m not in runner.RETRIEVERS]
     if unknown or not modes:
+        known = ", ".join(runner.RETRIEVERS)
         raise argparse.ArgumentTypeError(
-            f"unknown retriever {', '.join(unknown) or '(none)'}; use bm25, dense, hybrid"
+            f"unknown retriever {', '.join(unknown) or '(none)'}; use {known}"
         )
     return list(dict.fromkeys(modes))
 

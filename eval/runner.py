@@ -15,12 +15,13 @@ from typing import Any
 
 from rag import Answer, Assistant, Paper
 from rag.answer import score_hits
+from rag.types import SearchMode
 
 from . import metrics
 from .questions import Question
 
-PRODUCT_RETRIEVER = "hybrid"
-RETRIEVERS = ("bm25", "dense", "hybrid")
+PRODUCT_RETRIEVER: SearchMode = "hybrid"
+RETRIEVERS: tuple[SearchMode, ...] = ("bm25", "dense", "hybrid")
 DEPTH = 10  # ranking metrics look at the first 10 papers
 
 
@@ -73,7 +74,7 @@ def ask(
     question: Question,
     relevant: list[Paper],
     *,
-    retrievers: Sequence[str] = RETRIEVERS,
+    retrievers: Sequence[SearchMode] = RETRIEVERS,
     k: int | None = None,
     llm: str | None = None,
 ) -> Outcome:

@@ -22,7 +22,7 @@ import numpy as np
 from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
-from .retrieve import tokenize
+from .lexical import tokenize
 from .sanitize import safe_text
 from .support import (
     Abstract,

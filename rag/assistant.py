@@ -18,11 +18,12 @@ from .errors import InputError
 from .ingest import IngestReport, Progress, ingest
 from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
-from .retrieve import Corpus, Filters, Retriever
-from .settings import Settings, get_settings
+from .retrieve import Filters, Retriever, search_mode
+from .settings import Settings, backend_name, get_settings
+from .snapshot import Corpus
 from .store import PaperStore, describe
 from .topics import Topic, TopicCache, topics_of
-from .types import Answer, Hit, Paper, Step
+from .types import Answer, Hit, Paper, SearchMode, Step
 
 
 @dataclass(frozen=True)
@@ -128,18 +129,20 @@ class Assistant:
         year_max: int | None = None,
         author: str | None = None,
         keyword: str | None = None,
-        mode: str = "hybrid",
+        mode: SearchMode = "hybrid",
         parse: bool = True,
         min_relevance: float | None = None,
     ) -> list[Hit]:
         """Papers for a question, one hit per paper, best first.
 
-        Filters given here win over filters named in the question (``parse=False`` to
-        ignore the latter). ``min_relevance``: leave out papers none of whose abstract
-        sentences reaches this cosine similarity to the question (unless it names them).
+        ``mode``: "hybrid" (both sides, fused), "bm25" or "dense". Filters given here win
+        over filters named in the question (``parse=False`` to ignore the latter).
+        ``min_relevance``: leave out papers none of whose abstract sentences reaches this
+        cosine similarity to the question (unless it names them).
         """
         if not question.strip():
             raise InputError("the question is empty. Type a question about the papers.")
+        mode = search_mode(mode)
         # embedding the question (the slowest step) starts at once, on another core; it is
         # used unless parsing takes filter words out of the question
         early = None if mode == "bm25" else self.retriever.embed_later(question)
@@ -192,7 +195,7 @@ class Assistant:
         return self._topics(Filters(venue=venue, year_min=year, year_max=year), llm)
 
     def _topics(self, chosen: Filters, llm: str | None) -> list[Topic]:
-        backend = llm or self.settings.llm.backend
+        backend = backend_name(llm or self.settings.llm.backend)
         model = None if backend == "extractive" else self.llm(backend)
         corpus, cache = self.retriever.corpus, TopicCache(self.store)
         found = (chosen.venue, chosen.year_min, chosen.year_max)
@@ -246,7 +249,7 @@ class Assistant:
         ``history`` holds earlier ``Answer``s (or (question, Answer) pairs); a follow-up
         is rewritten into a standalone question, exposed as ``Answer.query``.
         """
-        backend = llm or self.settings.llm.backend
+        backend = backend_name(llm or self.settings.llm.backend)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         yield Step("searching")
@@ -390,7 +393,7 @@ class Assistant:
 
     def llm(self, backend: str | None = None) -> Any:
         """The llama-index LLM of a backend, built once (None for extractive)."""
-        backend = backend or self.settings.llm.backend
+        backend = backend_name(backend or self.settings.llm.backend)
         with self._llm_lock:
             if backend not in self._llms:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})

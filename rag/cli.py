@@ -129,7 +129,9 @@ def _query_options(p: Any, name: str = "question", what: str | None = None) -> N
 
 
 def _llm_option(p: Any) -> None:
-    p.add_argument("--llm", choices=["local", "openai", "extractive"], help="answering backend")
+    from .types import BACKENDS
+
+    p.add_argument("--llm", choices=BACKENDS, help="answering backend")
 
 
 def _assistant(args: argparse.Namespace) -> Any:

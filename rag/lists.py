@@ -26,7 +26,9 @@ from . import answer as answering
 from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
-from .retrieve import Corpus, Filters, dense_top, tokenize, top_chunks
+from .lexical import tokenize, top_chunks
+from .retrieve import Filters, dense_top
+from .snapshot import Corpus
 from .support import (
     GENERIC_STEMS,
     Abstract,

@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from . import answer as answering
 from .chunking import split_sentences
 from .embedder import Embedder
-from .retrieve import Filters, tokenize
+from .lexical import tokenize
+from .retrieve import Filters
 from .support import (
     GENERIC_STEMS,
     Abstract,

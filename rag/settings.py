@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -19,7 +19,16 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-Backend = Literal["local", "openai", "extractive"]
+from .types import BACKENDS, Backend
+
+
+def backend_name(name: str) -> Backend:
+    """The backend named, checked: one of ``BACKENDS``."""
+    from .errors import InputError
+
+    if name not in BACKENDS:
+        raise InputError(f"Unknown backend {name!r}. Use one of: {', '.join(BACKENDS)}.")
+    return cast(Backend, name)
 
 
 def cache_dir() -> Path:

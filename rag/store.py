@@ -4,7 +4,7 @@ One record per chunk: id ``{paper_id}::{n}``, its embedding, its text as the doc
 the paper's metadata (chunk 0 also carries the abstract). The collection's own metadata
 records the embedder, its dimension, runtime and precision and the chunking, and a
 ``version`` stamp that changes with every write, so readers in other processes know when to
-reload. Searching reads the vectors into a snapshot (``rag.retrieve``) and never asks
+reload. Searching reads the vectors into a snapshot (``rag.snapshot``) and never asks
 Chroma's approximate index.
 
 The embedded client (a folder) and the HTTP client (``chroma run``, any number of serving

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .chunking import split_sentences
-from .retrieve import tokenize
+from .lexical import tokenize
 from .titles import SYMBOLS
 
 SIMILARITY_MIN = 0.6  # cosine between a statement and its closest abstract sentence

@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .retrieve import Corpus, tokenize
+from .lexical import tokenize
 from .settings import cache_dir
+from .snapshot import Corpus
 from .store import PaperStore, describe
 from .support import GENERIC_STEMS, plain
 from .types import Paper

@@ -1,9 +1,15 @@
-"""The few types a user touches: papers, hits, citations and answers."""
+"""The few types a user touches: papers, hits, citations and answers, and the names of
+the choices a user makes (search modes, answering backends)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
+
+SearchMode = Literal["hybrid", "bm25", "dense"]
+SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
+Backend = Literal["local", "openai", "extractive"]
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rag import Answer, Assistant, Step
+from rag import Answer, Assistant, InputError, Step
 
 from .conftest import make_assistant
 
@@ -255,6 +255,23 @@ def test_empty_question_is_an_error(bundled, question: str) -> None:
 
     with pytest.raises(RagError):
         bundled.ask(question)
+
+
+def test_an_unknown_search_mode_is_an_error_naming_the_modes(bundled) -> None:
+    with pytest.raises(
+        InputError, match=r"^Unknown search mode 'bmm25'\. Use one of: hybrid, bm25, dense\.$"
+    ):
+        bundled.search("model merging", mode="bmm25")
+
+
+@pytest.mark.parametrize("ask", ["ask", "topics"])
+def test_an_unknown_backend_is_an_error_naming_the_backends(bundled, ask: str) -> None:
+    message = r"^Unknown backend 'gpt'\. Use one of: local, openai, extractive\.$"
+    with pytest.raises(InputError, match=message):
+        if ask == "ask":
+            bundled.ask("What does the CSR paper report?", llm="gpt")
+        else:
+            bundled.topics(llm="gpt")
 
 
 def test_a_comparison_is_kept_when_each_part_is_stated_by_a_source(bundled_index, embedder):

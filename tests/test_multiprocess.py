@@ -17,8 +17,9 @@ import pytest
 
 from rag.assistant import Assistant
 from rag.embedder import Embedder
-from rag.retrieve import _cache_path, _read_cache, build_corpus, load_corpus, tokenize
+from rag.lexical import tokenize
 from rag.settings import Settings
+from rag.snapshot import _cache_path, _read_cache, build_corpus, load_corpus
 from rag.store import WRITING, PaperStore, StoredChunk
 
 from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture

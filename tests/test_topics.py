@@ -12,8 +12,8 @@ import pytest
 
 from rag import Assistant, Topic
 from rag.embedder import Embedder
+from rag.lexical import tokenize
 from rag.overview import asks_overview, stated_label, theme_stems
-from rag.retrieve import tokenize
 from rag.topics import TopicCache, checked_label, document, selection_key
 from tests.conftest import make_assistant
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
 from rag.jsonform import answer_json
+from rag.types import Backend
 
 from . import papers as paper_actions
 from . import render
@@ -39,11 +40,12 @@ EXAMPLES = (
     "What does the CSR paper report?",
     "Which paper reconstructs protein structures from cryo-EM maps?",
 )
-BACKENDS = [
-    ("Local model", "local"),
-    ("OpenAI-compatible", "openai"),
-    ("Extractive (no LLM)", "extractive"),
-]
+BACKEND_LABELS: dict[Backend, str] = {
+    "local": "Local model",
+    "openai": "OpenAI-compatible",
+    "extractive": "Extractive (no LLM)",
+}
+BACKENDS = [(label, name) for name, label in BACKEND_LABELS.items()]
 FILE_TYPES = [".txt", ".md", ".json", ".jsonl", ".ndjson", ".csv", ".tsv"]
 _UPLOADS = Path(tempfile.gettempdir()) / "rag-papers-uploads"
 _DRAFT_EVERY_S = 0.1  # redraw a streaming answer at most this often, not once per token
@@ -204,7 +206,7 @@ class Handlers:
         if not (question or "").strip():
             raise gr.Error("Ask a question.")
         if backend not in {value for _, value in BACKENDS}:
-            raise gr.Error(f"Unknown backend {backend!r}; use local, openai or extractive.")
+            raise gr.Error(f"Unknown backend {backend!r}; use {', '.join(BACKEND_LABELS)}.")
         offered, why_not = backend_choices(self.assistant.settings)
         if backend not in {value for _, value in offered}:
             raise gr.Error(why_not)
