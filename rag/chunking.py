@@ -1,6 +1,7 @@
 """Papers to chunks: sentence-bounded pieces that fit the embedder's window.
 
-The title is embedded with every chunk (``"{title}. {text}"``), so the window holds both.
+The title is searched with every chunk (``searchable_text``): embedded with it, so the
+window holds both, and indexed with it for BM25.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ class Chunk:
     embed_text: str  # what is embedded: title + text
 
 
+def searchable_text(title: str, text: str) -> str:
+    """A chunk as both sides search it: its paper's title, then its text."""
+    return f"{title}. {text}"
+
+
 def split_sentences(text: str) -> list[str]:
     """Split an abstract into sentences, keeping abbreviations like "e.g." inside."""
     pieces = _SENTENCE_END.split(text.strip())
@@ -41,7 +47,7 @@ def chunk_paper(
     paper: Paper, max_tokens: int, count: Callable[[list[str]], list[int]]
 ) -> list[Chunk]:
     """Pack whole sentences into chunks of at most ``max_tokens`` tokens with the title."""
-    prefix = f"{paper.title}. "
+    prefix = searchable_text(paper.title, "")
     # WordPiece splits on whitespace first, so token counts of joined sentences add up.
     budget = max_tokens - count([prefix])[0]
     sentences = _fit_sentences(split_sentences(paper.abstract), budget, count)
@@ -56,7 +62,8 @@ def chunk_paper(
         groups[-1].append(sentence)
         used += size
     return [
-        Chunk(paper.paper_id, n, " ".join(g), prefix + " ".join(g)) for n, g in enumerate(groups)
+        Chunk(paper.paper_id, n, " ".join(g), searchable_text(paper.title, " ".join(g)))
+        for n, g in enumerate(groups)
     ]
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from .chunking import Chunk, chunk_paper
 from .embedder import Batch, Embedder, Prepared
 from .errors import InputError
-from .store import PaperStore, paper_metadata
+from .store import PaperStore, chunk_metadata
 from .types import Paper
 
 Progress = Callable[[int, int], None]
@@ -424,10 +424,5 @@ class _Writer:
 
 
 def _chunk_meta(sp: SourcedPaper, chunk: Chunk, n_chunks: int) -> dict[str, Any]:
-    meta = paper_metadata(sp.paper, sp.content_hash, sp.source, sp.position)
-    meta["abstract_key"] = sp.abstract_key
-    meta["chunk"] = chunk.number
-    meta["n_chunks"] = n_chunks
-    if chunk.number == 0:
-        meta["abstract"] = sp.paper.abstract
-    return meta
+    where = (sp.content_hash, sp.source, sp.position, sp.abstract_key)
+    return chunk_metadata(sp.paper, *where, chunk.number, n_chunks)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import ranking
+from .chunking import searchable_text
 from .errors import NoIndexError
 from .lexical import LexicalIndex, query_terms, tokenize, top_chunks
 from .settings import cache_dir
@@ -127,8 +128,8 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         for c in chunks
         if c.meta.get("chunk") == 0
     }
-    titles = [tokenize(c.meta.get("title", "")) for c in chunks]
-    words = [title + tokenize(c.text) for title, c in zip(titles, chunks, strict=True)]
+    titles = [c.meta.get("title", "") for c in chunks]
+    words = [tokenize(searchable_text(t, c.text)) for t, c in zip(titles, chunks, strict=True)]
     bm25 = LexicalIndex.build(words)
     return Corpus(
         version=version,
@@ -140,7 +141,7 @@ def build_corpus(store: PaperStore, version: str) -> Corpus:
         vectors=np.stack([c.vector for c in chunks if c.vector is not None]),
         tokens=np.array([bm25.vocab[w] for ws in words for w in ws], dtype=np.int32),
         token_starts=np.cumsum([0, *map(len, words)], dtype=np.int64),
-        title_lengths=np.array([len(t) for t in titles], dtype=np.int32),
+        title_lengths=np.array([len(tokenize(t)) for t in titles], dtype=np.int32),
     )
 
 

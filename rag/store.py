@@ -217,6 +217,26 @@ def paper_metadata(paper: Paper, content_hash: str, source: str, position: int) 
     return meta
 
 
+def chunk_metadata(
+    paper: Paper,
+    content_hash: str,
+    source: str,
+    position: int,
+    abstract_key: str,
+    number: int,
+    n_chunks: int,
+) -> dict[str, Any]:
+    """Metadata of one chunk: its paper's (``paper_metadata``), its place among the paper's
+    chunks, and on the first chunk the whole abstract (``paper_from_metadata`` reads it)."""
+    meta = paper_metadata(paper, content_hash, source, position)
+    meta["abstract_key"] = abstract_key
+    meta["chunk"] = number
+    meta["n_chunks"] = n_chunks
+    if number == 0:
+        meta["abstract"] = paper.abstract
+    return meta
+
+
 def paper_from_metadata(meta: dict[str, Any], abstract: str) -> Paper:
     split = lambda s: tuple(p for p in str(s or "").split("; ") if p)  # noqa: E731
     return Paper(
