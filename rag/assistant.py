@@ -267,7 +267,7 @@ class Assistant:
         relevant = self._relevant(query, hits)
         if premises.compares(query):
             relevant = self._compared(query, relevant, k, filters)
-        sources = answering.build_sources(relevant, self.embedder)
+        sources = answering.build_sources(relevant, self.embedder, question=query)
         timings["retrieve"] = time.perf_counter() - started
         yield Step("reading", tuple(s.hit for s in sources), query)
         if not sources:

@@ -40,6 +40,15 @@ def _as_default(llm: Any) -> Any:
     return llm
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: the local model generates on all of them (llama.cpp's
+    own default, half, assumes two hardware threads per core)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def local_llm(settings: LLMSettings) -> Any:
     from .models import local_llm_path
 
@@ -177,7 +186,7 @@ def _local_class() -> Any:
                 self._llama = Llama(
                     model_path=self.model_path,
                     n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
+                    n_threads=self.n_threads or usable_cores(),
                     verbose=False,
                 )
             return self._llama

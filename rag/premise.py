@@ -58,7 +58,7 @@ _NUMERIC = re.compile(
 
 
 _NAMES_ASKED = re.compile(
-    r"^\s*(?:on |in |with |from )?(?:which|what)\s+(?:\w+\s+){0,2}?(?:datasets?|benchmarks?|"
+    r"^\s*(?:on |in |with |from )?(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:datasets?|benchmarks?|"
     r"models?|llms?|baselines?|kernels?|architectures?|backbones?|tasks?|languages?|gpus?|"
     r"hardware|metrics?|competitors?)\b",
     re.I,
