@@ -57,7 +57,6 @@ ANSWER_RULES = (
     "sentence with the number of its abstract in square brackets."
 )
 RELEVANCE_MARGIN = 0.15  # how far below the best paper a paper may be and still be a source
-NUMBER_BONUS = 0.2  # added to the similarity of sentences with a number, for how-much questions
 SINGLE_SOURCE_BUDGET = 200  # tokens of abstract the model reads when it reads one paper
 MAX_SOURCES = 3  # papers the model reads: more makes a 1.5B model slower and less exact
 
@@ -180,9 +179,8 @@ def build_sources(
     scored: list[ScoredHit], embedder: Embedder, token_budget: int = 600, question: str = ""
 ) -> list[Source]:
     """Number the papers the model will read and keep, per paper, the sentences closest to
-    the question (those that give a number first, for a question asking one); a question
+    the question (those that hold what it asks for first: ``answer_bonus``); a question
     that names papers reads only those."""
-    numeric = bool(question) and premises.asks_number(question)
     named = [s for s in scored if s.named]
     chosen = (named or scored)[:MAX_SOURCES]
     if not chosen:
@@ -192,10 +190,7 @@ def build_sources(
     budget = token_budget // len(chosen) if len(chosen) > 1 else SINGLE_SOURCE_BUDGET
     sources = []
     for n, s in enumerate(chosen, start=1):
-        scores = s.similarities
-        if numeric:
-            gives = [bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
-            scores = scores + NUMBER_BONUS * np.array(gives, dtype=scores.dtype)
+        scores = s.similarities + answer_bonus(s, question)
         keep = _best_within(list(s.sentences), scores, budget, embedder)
         abstract = Abstract.of(
             n,
@@ -384,7 +379,19 @@ def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
 
 
 def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
-    bonus = np.zeros(len(s.sentences))
+    order = [
+        int(i)
+        for i in np.argsort(-(s.similarities + answer_bonus(s, question)))
+        if not is_boilerplate(s.sentences[i])
+    ]
+    return [s.sentences[i] for i in sorted(order[:n] or [0])]
+
+
+def answer_bonus(s: ScoredHit, question: str) -> np.ndarray:
+    """What a sentence gains for holding what the question asks for: a number for how-much
+    questions, a name for which-dataset questions (most, the name the question gives part
+    of: "Which CIFAR dataset?")."""
+    bonus = np.zeros(len(s.sentences), dtype=np.float32)
     if question and premises.asks_number(question):
         bonus += [0.15 * bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
     if question and premises.asks_for_names(question):
@@ -392,10 +399,11 @@ def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
         bonus += [
             0.15 * any(w.lower() not in asked for w in names_in(plain(x))) for x in s.sentences
         ]
-    order = [
-        int(i) for i in np.argsort(-(s.similarities + bonus)) if not is_boilerplate(s.sentences[i])
-    ]
-    return [s.sentences[i] for i in sorted(order[:n] or [0])]
+        # a name the question gives part of ("Which CIFAR dataset?"): the sentence naming it
+        own = {w.lower() for w in _names(s.hit.paper.title, s.hit.paper.abstract)}
+        partial = [w for w in asked if w not in own]
+        bonus += [0.2 * any(w in plain(x).lower() for w in partial) for x in s.sentences]
+    return bonus
 
 
 # -- checking, statement by statement ------------------------------------------------------------
