@@ -363,6 +363,21 @@ def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
     return "\n".join(lines)
 
 
+def in_own_words(scored: list[ScoredHit], sources: list[Source], shown: str) -> str:
+    """For a comparison: each compared paper's own sentence on what it does, cited, so the
+    two are set side by side in their abstracts' words (unless the answer already says it)."""
+    by_id = {s.hit.paper.paper_id: s for s in scored}
+    lines = []
+    for source in sources:
+        s = by_id.get(source.paper.paper_id)
+        if s is None:
+            continue
+        sentence = _own_contribution(s, source.abstract).rstrip(" .")
+        if _key(sentence) not in _key(shown):
+            lines.append(f"- {source.paper.title}: {sentence} [{source.number}].")
+    return "\n".join(lines)
+
+
 def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
     """The sentence closest to the question among those where the paper says what it does
     ("we propose ...", "CryoACE reconstructs ..."), else the closest one."""

@@ -296,6 +296,13 @@ class Assistant:
                 yield shown
             if shown := checker.close():
                 yield shown
+        elif not gap and backend != "extractive" and premises.compares(query):
+            # the model's comparison, then each paper's own sentence on what it does
+            if extra := answering.in_own_words(relevant, sources, checker.shown):
+                if shown := checker.feed("\n" + extra):
+                    yield shown
+                if shown := checker.close():
+                    yield shown
         timings["generate"] = time.perf_counter() - started
         final = self._finish(checker, gap, query, hits, backend, timings)
         if final.coverage == "not_covered":

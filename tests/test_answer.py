@@ -327,3 +327,17 @@ def test_a_count_or_a_name_the_abstract_lacks_is_said_to_be_unstated(
     assert answer.coverage == coverage, answer.text
     if coverage == "unstated":
         assert answer.text.startswith("The abstract does not say")
+
+
+def test_a_comparison_ends_with_each_papers_own_sentence(bundled_index, embedder) -> None:
+    reply = (  # covers both papers: no fallback, the papers' own sentences follow
+        "OPIC is an evolutionary optimization-based model merging framework, while Trap² "
+        "uses weight re-scaling as a simple proxy for the merging process [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("How do OPIC and Trap² differ?")
+    lines = answer.text.splitlines()
+    assert lines[0].startswith("OPIC is an evolutionary")
+    own = [line for line in lines[1:] if line.startswith("- ")]
+    assert {line[2:6] for line in own} == {"OPIC", "Trap"}, answer.text
+    assert answer.removed == () and len(answer.citations) == 2
