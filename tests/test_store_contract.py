@@ -302,12 +302,24 @@ def test_a_server_that_hangs_is_a_config_error_after_the_timeout(
         assert server.process is not None
         server.process.send_signal(signal.SIGSTOP)
         try:
+            _wait_stopped(server.process.pid)  # a loaded machine delivers the signal late
             started = time.monotonic()
             with pytest.raises(ConfigError, match="Cannot reach the Chroma server"):
                 store.version()
             assert time.monotonic() - started < 10
         finally:
             server.process.send_signal(signal.SIGCONT)
+
+
+def _wait_stopped(pid: int, seconds: float = 5.0) -> None:
+    """Until every thread of the process is stopped (state T in /proc)."""
+    deadline = time.monotonic() + seconds
+    tasks = Path(f"/proc/{pid}/task")
+    while time.monotonic() < deadline:
+        states = [(t / "stat").read_text().rsplit(")", 1)[1].split()[0] for t in tasks.iterdir()]
+        if all(state in "Tt" for state in states):
+            return
+        time.sleep(0.05)
 
 
 def test_the_token_reaches_a_server_behind_an_auth_proxy(
