@@ -352,7 +352,8 @@ _EARLIER = re.compile(
     r"state-of-the-art|sota|earlier|recent|most) (\w+ )?(methods?|approaches|works?|"
     r"techniques|solvers|models|defenses|systems|algorithms|studies|frameworks)\b|"
     r"\b[A-Z]{2,}\w* (methods|approaches|techniques|solvers|defenses)\b|\bdespite the promise\b|"
-    r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b",
+    r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b|"
+    r"\b[A-Z][\w-]+ (and [A-Z][\w-]+ )?et al\b",  # "Jung et al. (2025) introduce ..."
     re.I,
 )
 _OWN = re.compile(r"\b(we|our|this paper|this work|here)\b", re.I)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -153,8 +154,7 @@ def test_a_statement_citing_the_wrong_source_is_moved_to_the_right_one(
     a, _ = scripted(bundled_index, embedder, reply)
     answer = a.ask("Compare the two model-merging papers.")
     by_number = {c.number: c.paper.title for c in answer.citations}
-    retention = next(line for line in answer.text.split(". ") if "80.73%" in line)
-    number = int(retention.rsplit("[", 1)[1].split("]")[0])
+    number = int(re.search(r"80\.73% \[(\d+)\]", answer.text).group(1))
     assert by_number[number].startswith("OPIC")
     assert answer.removed == ()
 
@@ -341,3 +341,16 @@ def test_a_comparison_ends_with_each_papers_own_sentence(bundled_index, embedder
     own = [line for line in lines[1:] if line.startswith("- ")]
     assert {line[2:6] for line in own} == {"OPIC", "Trap"}, answer.text
     assert answer.removed == () and len(answer.citations) == 2
+
+
+def test_earlier_work_the_abstract_names_is_not_the_papers_own(bundled_index, embedder) -> None:
+    # the abstract says "Jung et al. (2025) introduce a hypothesis testing framework ..."
+    reply = (
+        "The LLM-judge confidence estimation paper introduces a hypothesis testing framework "
+        "for guaranteeing agreement between large language models (LLMs) and human "
+        "judgments [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("What does the paper on a confidence estimator for LLM judges propose?")
+    assert "introduces a hypothesis testing framework" not in answer.text
+    assert any("earlier work" in r.reason for r in answer.removed), answer.removed
