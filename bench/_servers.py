@@ -37,42 +37,40 @@ def wait_for_http(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> N
 
 
 class ChromaServer:
-    """``chroma run --path PATH`` on 127.0.0.1, for the ``with`` block's time."""
+    """``chroma run --path PATH`` on 127.0.0.1, started and stopped by its owner."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, port: int | None = None) -> None:
         self.path = Path(path)
-        self.port = free_port()
+        self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> ChromaServer:
+    @property
+    def log(self) -> Path:
+        return self.path.with_name(self.path.name + ".log")
+
+    def start(self, timeout: float = 60.0) -> ChromaServer:
         chroma = Path(sys.executable).with_name("chroma")
         self.path.mkdir(parents=True, exist_ok=True)
-        log = self.path.with_name(self.path.name + ".log")
-        with log.open("wb") as out:
+        with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [str(chroma), "run", "--path", str(self.path), "--host", "127.0.0.1"]
                 + ["--port", str(self.port)],
-                stdout=out,
+                stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
         try:
-            wait_for_http(f"{self.url}/api/v2/heartbeat", self.process, 60.0)
+            wait_for_http(f"{self.url}/api/v2/heartbeat", self.process, timeout)
         except (RuntimeError, TimeoutError) as exc:
-            self.__exit__(None, None, None)
-            raise RuntimeError(f"{exc}; chroma run said: {log.read_text()[-2000:]}") from exc
+            self.stop()
+            raise RuntimeError(f"{exc}; chroma run said: {self.log.read_text()[-2000:]}") from exc
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def stop(self) -> None:
         if self.process is None:
             return
         self.process.terminate()
@@ -82,3 +80,14 @@ class ChromaServer:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+    def __enter__(self) -> ChromaServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,84 +1,20 @@
-"""A real Chroma server (``chroma run``) on a free loopback port, for tests and benchmarks.
-
-    with ChromaServer(tmp_path / "chroma") as server:
-        Assistant.open(chroma_url=server.url)
-
-Test modules take the session fixture ``chroma_server`` by importing it from here.
-``TokenProxy`` stands in front of it as a deployment's reverse proxy does (Chroma 1.x
-serves without authentication): only requests with the bearer token pass.
+"""The test session's Chroma server (``bench._servers.ChromaServer``, ``chroma run`` on a
+free loopback port) as the fixture ``chroma_server``, which test modules take by importing
+it from here, and ``TokenProxy``, which stands in front of it as a deployment's reverse
+proxy does (Chroma 1.x serves without authentication): only requests with the bearer token
+pass.
 """
 
 from __future__ import annotations
 
 import http.client
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from types import TracebackType
 
 import pytest
 
-from .servers import free_port, wait_for_http
-
-
-class ChromaServer:
-    """``chroma run --path PATH`` on 127.0.0.1, started and stopped by its owner."""
-
-    def __init__(self, path: Path, port: int | None = None) -> None:
-        self.path = Path(path)
-        self.port = port or free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log(self) -> Path:
-        return self.path.with_name(self.path.name + ".log")
-
-    def start(self, timeout: float = 60.0) -> ChromaServer:
-        chroma = Path(sys.executable).with_name("chroma")
-        self.path.mkdir(parents=True, exist_ok=True)
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                [str(chroma), "run", "--path", str(self.path), "--host", "127.0.0.1"]
-                + ["--port", str(self.port)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        try:
-            wait_for_http(f"{self.url}/api/v2/heartbeat", self.process, timeout)
-        except (RuntimeError, TimeoutError) as exc:
-            self.stop()
-            raise RuntimeError(f"{exc}; chroma run said: {self.log.read_text()[-2000:]}") from exc
-        return self
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-    def __enter__(self) -> ChromaServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+from bench._servers import ChromaServer, free_port
 
 
 @pytest.fixture(scope="session")

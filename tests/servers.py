@@ -1,37 +1,16 @@
-"""Real servers for tests, started on loopback and stopped afterwards."""
+"""Real servers for tests, started on loopback and stopped afterwards (the free port and
+the wait for an answer are the benchmarks' own: ``bench._servers``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_http(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode} before answering {url}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return  # it answers, even if not 200 (e.g. 401 without a key)
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError(f"no answer from {url} within {timeout:.0f}s")
+from bench._servers import free_port, wait_for_http
 
 
 @contextlib.contextmanager
