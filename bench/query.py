@@ -86,7 +86,7 @@ def _steps(assistant: Any, qs: list[str]) -> None:
         # embed, not embed_query: the timed searches above left these questions in its cache
         steps["embed question"].append(_timed(lambda q=q: assistant.embedder.embed([q])))
         started = time.perf_counter()
-        filters, query = assistant._filters(q, True, None, None, None, None, None, None)
+        filters, query = assistant._filters(q, True)
         mask = retriever._mask(corpus, retriever._allowed(corpus, filters))
         steps["filters (parse + mask)"].append(time.perf_counter() - started)
         steps["BM25"].append(_timed(lambda q=query, m=mask: corpus.lexical(q, 50, m)))

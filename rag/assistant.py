@@ -148,7 +148,15 @@ class Assistant:
         early = None if mode == "bm25" else self.retriever.embed_later(question)
         corpus = self.retriever.corpus  # one version check per search
         filters, query = self._filters(
-            question, parse, venue, year, year_min, year_max, author, keyword, corpus=corpus
+            question,
+            parse,
+            corpus,
+            venue=venue,
+            year=year,
+            year_min=year_min,
+            year_max=year_max,
+            author=author,
+            keyword=keyword,
         )
         embedding = early if query == question else None
         hits = self.retriever.search(query, k, filters, mode, corpus, embedding)
@@ -171,7 +179,7 @@ class Assistant:
         if not question.strip():
             raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
-        found, query = self._filters(question, parse, *_filter_args(**filters), corpus=corpus)
+        found, query = self._filters(question, parse, corpus, **filters)
         vectors = self.retriever._vectors(corpus)
         return lists.find_all(corpus, self.embedder, vectors, query, found)
 
@@ -182,7 +190,7 @@ class Assistant:
         found = lists.resolve(corpus, paper)
         if found is None or isinstance(found, list):
             raise InputError(lists.unresolved(paper, found))
-        chosen, _ = self._filters("", False, *_filter_args(**filters), corpus=corpus)
+        chosen, _ = self._filters("", False, corpus, **filters)
         return lists.related(corpus, self.retriever._vectors(corpus), found, k, chosen)
 
     def topics(
@@ -205,18 +213,23 @@ class Assistant:
         self,
         question: str,
         parse: bool,
-        venue: str | None,
-        year: int | None,
-        *rest: Any,
         corpus: Corpus | None = None,
+        *,
+        venue: str | None = None,
+        year: int | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+        author: str | None = None,
+        keyword: str | None = None,
     ) -> tuple[Filters, str]:
-        year_min, year_max, author, keyword = rest
+        """The filters given (``search``'s keywords) over those the question names, and the
+        question without the latter."""
         parsed, query = (
             parse_filters(question, (corpus or self.retriever.corpus).venues)
             if parse
             else (Filters(), question)
         )
-        explicit = {
+        explicit: dict[str, Any] = {
             "venue": venue,
             "year_min": year if year is not None else year_min,
             "year_max": year if year is not None else year_max,
@@ -314,7 +327,7 @@ class Assistant:
     ) -> Iterator[str | Step | Answer]:
         """A question about a whole venue or year, answered from its themes."""
         started = time.perf_counter()
-        chosen, _ = self._filters(query, True, *_filter_args(**filters))
+        chosen, _ = self._filters(query, True, **filters)
         topics = self._topics(chosen, backend)
         timings["retrieve"] = time.perf_counter() - started
         yield from overviews.answer(query, topics, chosen, self.embedder, backend, timings)
@@ -406,14 +419,3 @@ class Assistant:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})
                 self._llms[backend] = make_llm(llm_settings)
             return self._llms[backend]
-
-
-def _filter_args(
-    venue: str | None = None,
-    year: int | None = None,
-    year_min: int | None = None,
-    year_max: int | None = None,
-    author: str | None = None,
-    keyword: str | None = None,
-) -> tuple[Any, ...]:
-    return venue, year, year_min, year_max, author, keyword
