@@ -238,10 +238,7 @@ def ask_recall(names: list[str]) -> dict[str, dict[str, float]]:
             for q in load_questions(path):
                 if not (q.needle and q.answerable):
                     continue
-                history: list[Any] = []
-                for earlier in q.history:
-                    history.append(assistant.ask(earlier, history=list(history)))
-                answer = assistant.ask(q.question, history=history, **q.filters)
+                answer = assistant.ask(q.question, history=_history(assistant, q), **q.filters)
                 read = {h.paper.paper_id for h in answer.hits}
                 found.append(all(p.paper_id in read for p in lookup.resolve(q, path)))
             out.setdefault(name, {})[fusion] = sum(found) / len(found)
@@ -249,6 +246,14 @@ def ask_recall(names: list[str]) -> dict[str, dict[str, float]]:
                 f"ask, {name}, {fusion} fusion: needed papers read for {sum(found)} of {len(found)}"
             )
     return out
+
+
+def _history(assistant: Assistant, q: Any) -> list[Any]:
+    """The answers to a question's earlier turns, as the app keeps them."""
+    history: list[Any] = []
+    for earlier in q.history:
+        history.append(assistant.ask(earlier, history=list(history)))
+    return history
 
 
 # -- the query sets ---------------------------------------------------------------------------
@@ -265,9 +270,7 @@ def needle(path: Path = QUESTIONS) -> tuple[Assistant, list[Query]]:
     for q in load_questions(path):
         if not (q.needle and q.answerable):
             continue
-        history: list[Any] = []
-        for earlier in q.history:
-            history.append(assistant.ask(earlier, history=list(history)))
+        history = _history(assistant, q)
         # a follow-up is searched as the app rewrites it; a list question's own route
         # searches differently, so every other question is searched as asked
         text = assistant.ask(q.question, history=history).query if history else q.question
