@@ -105,13 +105,13 @@ def calibrate(assistant: Assistant, queries: Sequence[Query]) -> dict[str, Any]:
     from tqdm import tqdm
 
     corpus = assistant.retriever.corpus
-    vectors = assistant.retriever._vectors(corpus)
+    vectors = assistant.retriever.vectors(corpus)
     per_query: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
     pooled = relevant = 0
     for q in tqdm(queries, desc="calibration", unit=" q", file=sys.stderr, mininterval=5):
         topic = listing.list_topic(q.text)
         filters = Filters(venue=q.filters["venue"])
-        found = listing.candidates_for(corpus, assistant.embedder, vectors, topic, filters)
+        found = listing.candidates_for(corpus, assistant.sentence_vectors, vectors, topic, filters)
         gold = set(q.relevant)
         hit = np.array([c.scored.hit.paper.paper_id in gold for c in found], dtype=bool)
         sim = np.array([c.relevance for c in found])
@@ -181,11 +181,13 @@ def compare(
         ]
 
     corpus = assistant.retriever.corpus
-    vectors = assistant.retriever._vectors(corpus)
+    vectors = assistant.retriever.vectors(corpus)
 
     def found(q: Query) -> list[str]:
         filters = Filters(venue=q.filters.get("venue"))
-        papers = listing.find_all(corpus, assistant.embedder, vectors, q.text, filters, bars)
+        papers = listing.find_all(
+            corpus, assistant.sentence_vectors, vectors, q.text, filters, bars
+        )
         return [p.paper.paper_id for p in papers.papers]
 
     systems: dict[str, Retrieve] = {"find_all": found, "top-5": top(5), "top-10": top(10)}

@@ -74,6 +74,8 @@ def _timed(call: Callable[[], Any]) -> float:
 
 def _steps(assistant: Any, qs: list[str]) -> None:
     """Each step of a search on its own, over the same questions."""
+    from rag.fusion import by_score
+    from rag.question import parse_filters
     from rag.retrieve import dense_top
 
     retriever, store = assistant.retriever, assistant.store
@@ -86,17 +88,16 @@ def _steps(assistant: Any, qs: list[str]) -> None:
         # embed, not embed_query: the timed searches above left these questions in its cache
         steps["embed question"].append(_timed(lambda q=q: assistant.embedder.embed([q])))
         started = time.perf_counter()
-        filters, query = assistant._filters(q, True)
-        mask = retriever._mask(corpus, retriever._allowed(corpus, filters))
+        filters, query = parse_filters(q, corpus.venues)
+        mask = retriever.mask(corpus, filters)
         steps["filters (parse + mask)"].append(time.perf_counter() - started)
         steps["BM25"].append(_timed(lambda q=query, m=mask: corpus.lexical(q, 50, m)))
         vector = assistant.embedder.embed_query(query)
         dense = lambda v=vector, m=mask: dense_top(corpus.vectors, v, 50, m)  # noqa: E731
         steps["dense (exact)"].append(_timed(dense))
-        stage = retriever._first_stage(query, filters, "hybrid", corpus, _done(vector))
-        steps["fusion (features + model)"].append(
-            _timed(lambda s=stage, q=query: retriever._fuse_scores(s, 5, q))
-        )
+        stage = retriever.first_stage(query, filters, "hybrid", corpus, _done(vector))
+        fuse = lambda s=stage, q=query: by_score(s, 5, q, retriever.settings)  # noqa: E731
+        steps["fusion (features + model)"].append(_timed(fuse))
     for name, values in steps.items():
         print(f"  {name:24s} {summary_ms(values)}")
 
@@ -120,7 +121,7 @@ def _dense_only(n: int, dim: int = 384) -> None:
 
     from rag.retrieve import dense_top
 
-    threadpool_limits(1, user_api="blas")  # as a search runs it (rag.retrieve)
+    threadpool_limits(1, user_api="blas")  # as a search runs it (rag.assistant.limit_blas)
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -151,8 +152,8 @@ def _ttft(assistant: Any, qs: list[str], n: int) -> None:
     rag_s, cpp_s = [], []
     for q in qs[1 : n + 1]:  # a new prompt each time: no reuse of the previous one's cache
         hits = assistant.search(q, 5)
-        scored = answer.score_hits(q, hits, assistant.embedder)
-        sources = answer.build_sources(scored, assistant.embedder)
+        scored = answer.score_hits(q, hits, assistant.sentence_vectors)
+        sources = answer.build_sources(scored, assistant.sentence_vectors)
         messages = answer.build_messages(q, sources)
         cpp_s.append(_first(_llama_stream(theirs, messages, ours.max_tokens)))
         rag_s.append(_first(stream_chat(ours, messages)))

@@ -116,7 +116,7 @@ def similarities(assistant: Assistant, answer: Answer) -> dict[str, float | None
 
 def _sentence_relevance(assistant: Assistant, answer: Answer) -> float | None:
     """The answering step's own relevance: its best sentence's similarity to the query."""
-    scored = score_hits(answer.query, list(answer.hits), assistant.embedder)
+    scored = score_hits(answer.query, list(answer.hits), assistant.sentence_vectors)
     return max((float(s.relevance) for s in scored), default=None)
 
 

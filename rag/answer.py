@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import re
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from .support import (
     split_statements,
 )
 from .titles import introduced_names
-from .types import Answer, Citation, Coverage, Hit, Paper, Removed
+from .types import Answer, Backend, Citation, Coverage, Hit, Paper, Removed
 
 REFUSAL = "The indexed papers do not cover this question."
 NO_PAPER = "No indexed paper does that"
@@ -96,32 +95,44 @@ class ScoredHit:
         return 1.0 if self.named else float(self.similarities.max(initial=-1.0))
 
 
-_SENTENCE_CACHE: weakref.WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]] = (
-    weakref.WeakKeyDictionary()
-)
-_SENTENCE_CACHE_SIZE = 50_000  # ~75 MB of vectors: the abstracts of a few thousand papers
-_SENTENCE_LOCK = threading.Lock()
+class SentenceVectors:
+    """Vectors of abstract sentences by one embedder, kept across questions: the same papers
+    come back often. The ``Assistant`` makes one (it keeps ``retrieval.sentence_cache``
+    sentences, the least recently used going first) and hands it to what scores sentences;
+    ``embedder`` is the one that makes them."""
+
+    def __init__(self, embedder: Embedder, size: int) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, sentence: object) -> bool:
+        """Whether the sentence's vector is kept."""
+        with self._lock:
+            return sentence in self._kept
+
+    def __call__(self, sentences: list[str]) -> np.ndarray:
+        """One unit vector per sentence; those not kept are embedded now, together."""
+        with self._lock:
+            known = {s: self._kept[s] for s in sentences if s in self._kept}
+        missing = list(dict.fromkeys(s for s in sentences if s not in known))
+        if missing:
+            known.update(zip(missing, self.embedder.embed(missing), strict=True))
+        with self._lock:
+            for s in sentences:
+                self._kept[s] = known[s]
+                self._kept.move_to_end(s)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        if not sentences:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([known[s] for s in sentences])
 
 
-def sentence_vectors(embedder: Embedder, sentences: list[str]) -> np.ndarray:
-    """Vectors of abstract sentences, kept across questions: the same papers come back often."""
-    with _SENTENCE_LOCK:
-        cache = _SENTENCE_CACHE.setdefault(embedder, OrderedDict())
-        missing = list(dict.fromkeys(s for s in sentences if s not in cache))
-    fresh = embedder.embed(missing) if missing else None
-    with _SENTENCE_LOCK:
-        for text, vector in zip(missing, fresh if fresh is not None else [], strict=True):
-            cache[text] = vector
-        rows = []
-        for s in sentences:
-            cache.move_to_end(s)
-            rows.append(cache[s])
-        while len(cache) > _SENTENCE_CACHE_SIZE:
-            cache.popitem(last=False)
-    return np.stack(rows) if rows else np.zeros((0, embedder.dim), dtype=np.float32)
-
-
-def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[ScoredHit]:
+def score_hits(
+    question: str, hits: list[Hit], sentence_vectors: SentenceVectors
+) -> list[ScoredHit]:
     """Score every abstract sentence of the hits against the question.
 
     Sentence-level similarity separates relevant from unrelated papers far better than
@@ -129,8 +140,8 @@ def score_hits(question: str, hits: list[Hit], embedder: Embedder) -> list[Score
     """
     per_paper = [tuple(split_sentences(h.paper.abstract) or [h.paper.abstract]) for h in hits]
     flat = [s for sentences in per_paper for s in sentences]
-    vectors = sentence_vectors(embedder, flat)
-    sims = vectors @ embedder.embed_query(question)
+    vectors = sentence_vectors(flat)
+    sims = vectors @ sentence_vectors.embedder.embed_query(question)
     scored, offset = [], 0
     for hit, sentences in zip(hits, per_paper, strict=True):
         part = slice(offset, offset + len(sentences))
@@ -176,7 +187,10 @@ def _digits(text: str) -> str:
 
 
 def build_sources(
-    scored: list[ScoredHit], embedder: Embedder, token_budget: int = 600, question: str = ""
+    scored: list[ScoredHit],
+    sentence_vectors: SentenceVectors,
+    token_budget: int = 600,
+    question: str = "",
 ) -> list[Source]:
     """Number the papers the model will read and keep, per paper, the sentences closest to
     the question (those that hold what it asks for first: ``answer_bonus``); a question
@@ -191,14 +205,9 @@ def build_sources(
     sources = []
     for n, s in enumerate(chosen, start=1):
         scores = s.similarities + answer_bonus(s, question)
-        keep = _best_within(list(s.sentences), scores, budget, embedder)
-        abstract = Abstract.of(
-            n,
-            s.hit.paper.title,
-            s.hit.paper.abstract,
-            s.vectors,
-            lambda texts: sentence_vectors(embedder, texts),
-        )
+        keep = _best_within(list(s.sentences), scores, budget, sentence_vectors.embedder)
+        paper = s.hit.paper
+        abstract = Abstract.of(n, paper.title, paper.abstract, s.vectors, sentence_vectors)
         sources.append(Source(n, s.hit, tuple(s.sentences[i] for i in keep), abstract))
     return sources
 
@@ -226,7 +235,7 @@ def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def refusal(question: str, hits: list[Hit], backend: str, timings: dict[str, float]) -> Answer:
+def refusal(question: str, hits: list[Hit], backend: Backend, timings: dict[str, float]) -> Answer:
     return Answer(
         text=REFUSAL,
         grounded=False,

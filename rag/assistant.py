@@ -23,7 +23,7 @@ from .settings import Settings, backend_name, get_settings
 from .snapshot import Corpus
 from .store import PaperStore, describe
 from .topics import Topic, TopicCache, topics_of
-from .types import Answer, Hit, Paper, SearchMode, Step
+from .types import Answer, Backend, Hit, Paper, SearchMode, Step
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,13 @@ class IndexStats:
 class Assistant:
     """Search the indexed papers and answer questions about them, citing them.
 
-    >>> a = Assistant.open(index_dir="index_store", llm="extractive")
-    >>> a.ask("Which papers tackle model merging?").citations
+    >>> with Assistant.open(index_dir="index_store", llm="extractive") as a:
+    ...     a.ask("Which papers tackle model merging?").citations
+
+    It holds what lives as long as it does: the snapshot of the index (``retriever``), the
+    vectors of abstract sentences already seen (``sentence_vectors``), the LLMs built, and
+    the threads that embed (``close`` stops them). Making one sets how many threads numpy's
+    BLAS uses in the process (``retrieval.blas_threads``).
     """
 
     def __init__(
@@ -57,6 +62,10 @@ class Assistant:
         self.store = store
         self.embedder = embedder
         self.retriever = Retriever(store, embedder, settings.retrieval)
+        self.sentence_vectors = answering.SentenceVectors(
+            embedder, settings.retrieval.sentence_cache
+        )
+        limit_blas(settings.retrieval.blas_threads)
         self._llms: dict[str, Any] = dict(llms or {})
         self._llm_lock = threading.Lock()
 
@@ -83,6 +92,18 @@ class Assistant:
             }
         )
         return cls(settings, PaperStore(settings.store), Embedder(settings.embedder))
+
+    def close(self) -> None:
+        """Stop the threads that embed questions and batches, once those running finish.
+        Nothing else is let go: a later call starts them again."""
+        self.retriever.close()
+        self.embedder.close()
+
+    def __enter__(self) -> Assistant:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # -- the index -------------------------------------------------------------------------
     def ingest(
@@ -162,7 +183,7 @@ class Assistant:
         hits = self.retriever.search(query, k, filters, mode, corpus, embedding)
         if min_relevance is None:
             return hits
-        return lists.above(query, hits, self.embedder, min_relevance)
+        return lists.above(query, hits, self.sentence_vectors, min_relevance)
 
     def as_retriever(self, k: int | None = None, **filters: Any) -> Any:
         """This index as a llama-index ``BaseRetriever`` (``rag.llama_retriever``): each
@@ -180,8 +201,8 @@ class Assistant:
             raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
         found, query = self._filters(question, parse, corpus, **filters)
-        vectors = self.retriever._vectors(corpus)
-        return lists.find_all(corpus, self.embedder, vectors, query, found)
+        vectors = self.retriever.vectors(corpus)
+        return lists.find_all(corpus, self.sentence_vectors, vectors, query, found)
 
     def related(self, paper: Paper | str, k: int = 5, **filters: Any) -> list[Hit]:
         """The ``k`` papers nearest ``paper`` (a Paper, an id or a title) by their stored
@@ -191,7 +212,7 @@ class Assistant:
         if found is None or isinstance(found, list):
             raise InputError(lists.unresolved(paper, found))
         chosen, _ = self._filters("", False, corpus, **filters)
-        return lists.related(corpus, self.retriever._vectors(corpus), found, k, chosen)
+        return lists.related(corpus, self.retriever.vectors(corpus), found, k, chosen)
 
     def topics(
         self, venue: str | None = None, year: int | None = None, *, llm: str | None = None
@@ -274,13 +295,13 @@ class Assistant:
             found = self.find_all(query, **filters)
             if found.papers:
                 timings["retrieve"] = time.perf_counter() - started
-                yield from lists.answer_events(found, self.embedder, backend, timings)
+                yield from lists.answer_events(found, self.sentence_vectors, backend, timings)
                 return
         hits = self.search(query, k, **filters)
         relevant = self._relevant(query, hits)
         if premises.compares(query):
             relevant = self._compared(query, relevant, k, filters)
-        sources = answering.build_sources(relevant, self.embedder, question=query)
+        sources = answering.build_sources(relevant, self.sentence_vectors, question=query)
         timings["retrieve"] = time.perf_counter() - started
         yield Step("reading", tuple(s.hit for s in sources), query)
         if not sources:
@@ -323,20 +344,21 @@ class Assistant:
         yield final
 
     def _overview(
-        self, query: str, backend: str, filters: dict[str, Any], timings: dict[str, float]
+        self, query: str, backend: Backend, filters: dict[str, Any], timings: dict[str, float]
     ) -> Iterator[str | Step | Answer]:
         """A question about a whole venue or year, answered from its themes."""
         started = time.perf_counter()
         chosen, _ = self._filters(query, True, **filters)
         topics = self._topics(chosen, backend)
         timings["retrieve"] = time.perf_counter() - started
-        yield from overviews.answer(query, topics, chosen, self.embedder, backend, timings)
+        sentence_vectors = self.sentence_vectors
+        yield from overviews.answer(query, topics, chosen, sentence_vectors, backend, timings)
 
     def _relevant(self, query: str, hits: list[Hit]) -> list[answering.ScoredHit]:
         """Hits close enough to the question to answer from, in fused order; none: refuse."""
         if not hits:
             return []
-        scored = answering.score_hits(query, hits, self.embedder)
+        scored = answering.score_hits(query, hits, self.sentence_vectors)
         threshold = self.settings.retrieval.min_similarity
         best = max((s.relevance for s in scored), default=0.0)
         # papers far below the best match are retrieved, not relevant: they are not cited
@@ -365,7 +387,7 @@ class Assistant:
 
     def _generate(
         self,
-        backend: str,
+        backend: Backend,
         query: str,
         relevant: list[answering.ScoredHit],
         sources: list[answering.Source],
@@ -389,7 +411,7 @@ class Assistant:
         gap: answering.Gap | None,
         query: str,
         hits: list[Hit],
-        backend: str,
+        backend: Backend,
         timings: dict[str, float],
     ) -> Answer:
         citations = checker.citations()
@@ -419,3 +441,17 @@ class Assistant:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})
                 self._llms[backend] = make_llm(llm_settings)
             return self._llms[backend]
+
+
+def limit_blas(threads: int) -> None:
+    """Let numpy's BLAS use ``threads`` threads in this process (0: leave its own choice).
+    One is best here: the products are small or bound by memory (the exact dense search over
+    29k chunks took 1.5 ms on one thread, 8.5 ms on both cores of a busy machine), and
+    OpenBLAS's spinning threads slow the rest; concurrent requests use the other cores."""
+    if not threads:
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it, BLAS's default
+        return
+    threadpool_limits(threads, user_api="blas")

@@ -19,7 +19,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -80,6 +80,8 @@ class Embedder:
         self._session_lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_lock = threading.Lock()
+        self._threads: ThreadPoolExecutor | None = None  # one per core, made on first use
+        self._threads_lock = threading.Lock()
 
     @cached_property
     def name(self) -> str:
@@ -186,7 +188,7 @@ class Embedder:
         if len(prepared.batches) == 1:  # a question: on this thread, no hand-off
             finished = [forward(prepared.batches[0])]
         else:  # onnxruntime lets go of the GIL: one batch per core at once
-            futures = [_pool().submit(forward, b) for b in prepared.batches]
+            futures = self._submit(forward, prepared.batches)
             finished = (f.result() for f in as_completed(futures))
         for batch in finished:
             if done is not None:
@@ -223,6 +225,24 @@ class Embedder:
         self.session  # noqa: B018
         self._window  # noqa: B018
 
+    def close(self) -> None:
+        """Stop the threads that run batches, once those running finish; embedding again
+        starts them again."""
+        with self._threads_lock:
+            threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=True)
+
+    def _submit(
+        self, forward: Callable[[Batch], Batch], batches: list[Batch]
+    ) -> list[Future[Batch]]:
+        """The batches handed to this embedder's threads: one per core, shared by its
+        requests (no oversubscription)."""
+        with self._threads_lock:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(cores(), thread_name_prefix="rag-embed")
+            return [self._threads.submit(forward, b) for b in batches]
+
 
 def _pad(ids: list[list[int]], rows: list[int]) -> Batch:
     longest = max(len(i) for i in ids)
@@ -234,22 +254,9 @@ def _pad(ids: list[list[int]], rows: list[int]) -> Batch:
     return Batch(np.array(rows, dtype=np.int64), tokens, mask, sum(len(i) for i in ids))
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
 def cores() -> int:
     """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def _pool() -> ThreadPoolExecutor:
-    """One thread per core, shared by every embedder and request (no oversubscription)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(cores(), thread_name_prefix="rag-embed")
-        return _POOL

@@ -24,8 +24,8 @@ import numpy as np
 
 from . import answer as answering
 from . import premise as premises
+from .answer import SentenceVectors
 from .chunking import split_sentences
-from .embedder import Embedder
 from .lexical import tokenize, top_chunks
 from .retrieve import Filters, dense_top
 from .snapshot import Corpus
@@ -39,7 +39,7 @@ from .support import (
     speaks_of_itself,
     split_statements,
 )
-from .types import Answer, Hit, Paper, Step
+from .types import Answer, Backend, Hit, Paper, Step
 
 # A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
 # all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_SAID`` of it and its abstract says
@@ -172,7 +172,7 @@ class Candidate:
 
 def find_all(
     corpus: Corpus,
-    embedder: Embedder,
+    sentence_vectors: SentenceVectors,
     vectors: np.ndarray,
     question: str,
     filters: Filters,
@@ -181,25 +181,29 @@ def find_all(
     """Every paper within ``filters`` relevant to the list question ``question``."""
     topic = list_topic(question)
     bars = bars or Bars()
-    candidates = candidates_for(corpus, embedder, vectors, topic, filters)
+    candidates = candidates_for(corpus, sentence_vectors, vectors, topic, filters)
     admitted = sorted((c for c in candidates if bars.admit(c)), key=lambda c: -c.relevance)
     floor = admitted[0].relevance - bars.margin if admitted else 0.0
     listed = []
     for c in admitted:
         if c.relevance < floor:
             break
-        sentence = reason(c.scored, embedder)
+        sentence = reason(c.scored, sentence_vectors)
         if sentence:
             listed.append(ListedPaper(c.scored.hit.paper, round(c.relevance, 4), sentence))
     return PaperList(question, topic, tuple(listed), filters)
 
 
 def candidates_for(
-    corpus: Corpus, embedder: Embedder, vectors: np.ndarray, topic: str, filters: Filters
+    corpus: Corpus,
+    sentence_vectors: SentenceVectors,
+    vectors: np.ndarray,
+    topic: str,
+    filters: Filters,
 ) -> list[Candidate]:
     """The papers that may be relevant to a topic, each abstract sentence scored."""
     mask = chunk_mask(corpus, filters)
-    vector = embedder.embed_query(topic)
+    vector = sentence_vectors.embedder.embed_query(topic)
     by_cosine: dict[str, float] = {}
     for chunk, sim in dense_top(vectors, vector, POOL * 3, mask):
         by_cosine.setdefault(corpus.chunk_papers[chunk], sim)
@@ -211,7 +215,8 @@ def candidates_for(
         Hit(corpus.papers[pid], score=by_cosine.get(pid, 0.0), dense_similarity=by_cosine.get(pid))
         for pid in dict.fromkeys([*by_cosine, *lexical])
     ]
-    scored = with_concepts(answering.score_hits(topic, hits, embedder), vector, embedder)
+    scored = answering.score_hits(topic, hits, sentence_vectors)
+    scored = with_concepts(scored, vector, sentence_vectors)
     # the topic's own words too: a find question's terms leave out words of asking, and
     # "contrastive" is one ("compare and contrast"), but in "contrastive learning" it is the topic
     terms = list(dict.fromkeys([*premises.terms(topic), *topic_words(topic)]))
@@ -219,7 +224,7 @@ def candidates_for(
 
 
 def with_concepts(
-    scored: list[answering.ScoredHit], topic: np.ndarray, embedder: Embedder
+    scored: list[answering.ScoredHit], topic: np.ndarray, sentence_vectors: SentenceVectors
 ) -> list[answering.ScoredHit]:
     """Sentences that use one of the field's names for a concept scored again with the
     concept's first name added ("... GRPO ... (reinforcement learning)"): the embedder does
@@ -232,7 +237,7 @@ def with_concepts(
     }
     if not told:
         return scored
-    sims = answering.sentence_vectors(embedder, list(told.values())) @ topic
+    sims = sentence_vectors(list(told.values())) @ topic
     better = [s.similarities.copy() for s in scored]
     for (n, i), sim in zip(told, sims, strict=True):
         better[n][i] = max(better[n][i], float(sim))
@@ -298,20 +303,15 @@ def chunk_mask(corpus: Corpus, filters: Filters) -> np.ndarray | None:
     return allowed[corpus.chunk_paper_rows].astype(np.float32)
 
 
-def reason(s: answering.ScoredHit, embedder: Embedder) -> str:
+def reason(s: answering.ScoredHit, sentence_vectors: SentenceVectors) -> str:
     """The sentence of the paper's abstract closest to the topic among those in which the
     paper speaks of its own work, that the statement check keeps; "" if none."""
     paper = s.hit.paper
-    abstract = Abstract.of(
-        1,
-        paper.title,
-        paper.abstract,
-        s.vectors,
-        lambda texts: answering.sentence_vectors(embedder, texts),
-    )
+    abstract = Abstract.of(1, paper.title, paper.abstract, s.vectors, sentence_vectors)
+    embed_query = sentence_vectors.embedder.embed_query
     for i in _reason_order(s, abstract)[:REASONS_TRIED]:
         statement = split_statements(reason_line(paper, s.sentences[i], 1))[0]
-        if judge(statement, embedder.embed_query(plain(statement.text)), {1: abstract}).kept:
+        if judge(statement, embed_query(plain(statement.text)), {1: abstract}).kept:
             return s.sentences[i]
     return ""
 
@@ -384,7 +384,10 @@ def _fold(text: str) -> str:
 
 # -- the list as an answer -----------------------------------------------------------------------
 def answer_events(
-    found: PaperList, embedder: Embedder, backend: str, timings: dict[str, float]
+    found: PaperList,
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
+    timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     """A list question's answer: the count, then a cited line per paper, each line checked
     like any answer's statements (the count is of the lines that stand)."""
@@ -392,10 +395,10 @@ def answer_events(
     yield Step("reading", hits, found.question)
     started = time.perf_counter()
     sources = [
-        answering.Source(n, hit, (p.reason,), _abstract(n, p.paper, embedder))
+        answering.Source(n, hit, (p.reason,), _abstract(n, p.paper, sentence_vectors))
         for n, (hit, p) in enumerate(zip(hits, found.papers, strict=True), start=1)
     ]
-    checker = answering.Checker(sources, embedder, found.question)
+    checker = answering.Checker(sources, sentence_vectors.embedder, found.question)
     checker.feed("\n".join(found.lines()))
     checker.close()
     citations = checker.citations()
@@ -417,19 +420,18 @@ def answer_events(
     )
 
 
-def _abstract(number: int, paper: Paper, embedder: Embedder) -> Abstract:
+def _abstract(number: int, paper: Paper, sentence_vectors: SentenceVectors) -> Abstract:
     sentences = split_sentences(paper.abstract) or [paper.abstract]
-
-    def embed(texts: list[str]) -> np.ndarray:
-        return answering.sentence_vectors(embedder, texts)
-
-    return Abstract.of(number, paper.title, paper.abstract, embed(sentences), embed)
+    vectors = sentence_vectors(sentences)
+    return Abstract.of(number, paper.title, paper.abstract, vectors, sentence_vectors)
 
 
-def above(question: str, hits: list[Hit], embedder: Embedder, min_similarity: float) -> list[Hit]:
+def above(
+    question: str, hits: list[Hit], sentence_vectors: SentenceVectors, min_similarity: float
+) -> list[Hit]:
     """The hits relevant to a question: one of their abstract sentences reaches
     ``min_similarity`` (cosine), or the question names the paper."""
-    scored = answering.score_hits(question, hits, embedder)
+    scored = answering.score_hits(question, hits, sentence_vectors)
     return [s.hit for s in scored if s.relevance >= min_similarity]
 
 

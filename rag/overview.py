@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from . import answer as answering
+from .answer import SentenceVectors
 from .chunking import split_sentences
 from .embedder import Embedder
 from .lexical import tokenize
@@ -31,7 +32,7 @@ from .support import (
     speaks_of_itself,
 )
 from .topics import Topic, document
-from .types import Answer, Hit, Paper, Step
+from .types import Answer, Backend, Hit, Paper, Step
 
 MAX_THEMES = 8  # themes an answer names; the rest are counted
 PER_THEME = 2  # representative papers cited per theme
@@ -203,18 +204,12 @@ class ThemeChecker(answering.Checker):
         )
 
 
-def sources_for(papers: list[Paper], embedder: Embedder) -> list[answering.Source]:
+def sources_for(papers: list[Paper], sentence_vectors: SentenceVectors) -> list[answering.Source]:
     sources = []
     for n, paper in enumerate(papers, start=1):
         sentences = tuple(split_sentences(paper.abstract) or [paper.abstract])
-        vectors = answering.sentence_vectors(embedder, list(sentences))
-        abstract = Abstract.of(
-            n,
-            paper.title,
-            paper.abstract,
-            vectors,
-            lambda texts: answering.sentence_vectors(embedder, texts),
-        )
+        vectors = sentence_vectors(list(sentences))
+        abstract = Abstract.of(n, paper.title, paper.abstract, vectors, sentence_vectors)
         sources.append(answering.Source(n, Hit(paper, 1.0), sentences, abstract))
     return sources
 
@@ -223,8 +218,8 @@ def answer(
     query: str,
     topics: list[Topic],
     filters: Filters,
-    embedder: Embedder,
-    backend: str,
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
     timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     """Steps and checked text as the overview is written, then the final ``Answer``."""
@@ -239,7 +234,8 @@ def answer(
         return
     opening = lead(topics, selection_words(filters))
     yield opening + "\n"
-    checker = ThemeChecker(sources_for(papers, embedder), embedder, query, topics)
+    sources = sources_for(papers, sentence_vectors)
+    checker = ThemeChecker(sources, sentence_vectors.embedder, query, topics)
     for line in text.splitlines(keepends=True):
         if shown := checker.feed(line):
             yield shown

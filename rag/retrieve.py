@@ -75,18 +75,6 @@ class Filters:
         return ", ".join(parts)
 
 
-def _one_blas_thread() -> None:
-    """Run numpy's BLAS on one thread: the products here are small or bound by memory (the
-    exact dense search over 29k chunks took 1.5 ms on one thread, 8.5 ms on both cores of a
-    busy machine), and OpenBLAS's spinning threads slow the rest; concurrent requests use the
-    other cores."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # without it, BLAS's default
-        return
-    threadpool_limits(1, user_api="blas")
-
-
 def dense_top(
     vectors: np.ndarray, query: np.ndarray, n: int, mask: np.ndarray | None
 ) -> list[tuple[int, float]]:
@@ -103,9 +91,6 @@ def dense_top(
     return [(int(i), float(sims[i])) for i in top if sims[i] > -np.inf]
 
 
-_QUERY_POOL = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
-
-
 class Retriever:
     """Hybrid search over one index; reloads its snapshot when the index changes.
 
@@ -118,10 +103,11 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.settings = settings
-        _one_blas_thread()
         self._corpus: Corpus | None = None
         self._mismatch: EmbedderMismatchError | None = None  # the snapshot's vectors are not ours
         self._lock = threading.Lock()
+        self._questions: ThreadPoolExecutor | None = None  # embeds questions; made on first use
+        self._questions_lock = threading.Lock()
 
     @property
     def corpus(self) -> Corpus:
@@ -142,7 +128,7 @@ class Retriever:
                     self._mismatch = exc
             return self._corpus
 
-    def _vectors(self, corpus: Corpus) -> np.ndarray:
+    def vectors(self, corpus: Corpus) -> np.ndarray:
         """The snapshot's chunk vectors, if this embedder's questions can be compared with
         them (else the index's rebuild command, as an error)."""
         if self._mismatch is not None and self._corpus is corpus:
@@ -162,7 +148,7 @@ class Retriever:
         ``corpus``: the snapshot to search, if the caller has just checked it is current;
         ``embedding``: the query's vector from ``embed_later``."""
         k = k or self.settings.k
-        stage = self._first_stage(query, filters, mode, corpus, embedding)
+        stage = self.first_stage(query, filters, mode, corpus, embedding)
         if mode == "hybrid" and self.settings.fusion != "rrf":
             return fusion.by_score(stage, k, query, self.settings)
         return fusion.rrf(stage, k, self.settings.rrf_k)
@@ -170,21 +156,32 @@ class Retriever:
     def candidates(self, query: str, filters: Filters | None = None) -> Candidates:
         """What fusion ranks: every candidate paper with its best chunk's BM25 score, cosine
         similarity and features (for measuring fusion settings; see bench/fusion.py)."""
-        return fusion.candidates(self._first_stage(query, filters, "hybrid", None), query)
+        return fusion.candidates(self.first_stage(query, filters, "hybrid", None), query)
 
     def similarity(self, query: str, paper_ids: list[str]) -> dict[str, float]:
         """Best chunk cosine similarity of the query to each given paper."""
         corpus = self.corpus
-        vectors = self._vectors(corpus)
+        vectors = self.vectors(corpus)
         vector = self.embedder.embed_query(query)
         chunks = {p: corpus.paper_chunks.get(p, []) for p in paper_ids}
         return {p: float(np.max(vectors[c] @ vector)) for p, c in chunks.items() if c}
 
     def embed_later(self, query: str) -> Future[np.ndarray]:
         """The query's vector, computed on another core meanwhile."""
-        return _QUERY_POOL.submit(self.embedder.embed_query, query)
+        with self._questions_lock:
+            if self._questions is None:
+                self._questions = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
+            return self._questions.submit(self.embedder.embed_query, query)
 
-    def _first_stage(
+    def close(self) -> None:
+        """Stop the threads that embed questions, once those running finish; a later search
+        starts them again."""
+        with self._questions_lock:
+            questions, self._questions = self._questions, None
+        if questions is not None:
+            questions.shutdown(wait=True)
+
+    def first_stage(
         self,
         query: str,
         filters: Filters | None,
@@ -192,24 +189,32 @@ class Retriever:
         corpus: Corpus | None,
         embedding: Future[np.ndarray] | None = None,
     ) -> FirstStage:
+        """Each side's best ``retrieval.candidates`` chunks, before fusion (``search``'s
+        arguments; bench/query.py times the steps)."""
         if embedding is None and mode != "bm25":  # embedded while the lexical side runs
             embedding = self.embed_later(query)
         corpus = corpus or self.corpus
-        filters = filters or Filters()
-        allowed = self._allowed(corpus, filters)
+        mask = self.mask(corpus, filters or Filters())
         n = self.settings.candidates
         lexical: list[tuple[int, float]] = []
         dense: list[tuple[int, float]] = []
         bm25 = vector = None
         if mode in ("hybrid", "bm25"):
-            bm25 = corpus.lexical_scores(query, self._mask(corpus, allowed))
+            bm25 = corpus.lexical_scores(query, mask)
             lexical = top_chunks(bm25, n)
         if mode in ("hybrid", "dense"):
             assert embedding is not None
-            vectors = self._vectors(corpus)
+            vectors = self.vectors(corpus)
             vector = embedding.result()
-            dense = dense_top(vectors, vector, n, self._mask(corpus, allowed))
+            dense = dense_top(vectors, vector, n, mask)
         return FirstStage(corpus, lexical, dense, bm25, vector)
+
+    def mask(self, corpus: Corpus, filters: Filters) -> np.ndarray | None:
+        """Which chunks of the snapshot pass the filters, 1 or 0 each; None: no filters."""
+        allowed = self._allowed(corpus, filters)
+        if allowed is None:
+            return None
+        return allowed[corpus.chunk_paper_rows].astype(np.float32)
 
     # -- the steps -------------------------------------------------------------------------
     @staticmethod
@@ -228,9 +233,3 @@ class Retriever:
             papers = corpus.papers.values()
             ok &= np.fromiter((filters.matches(p) for p in papers), dtype=bool, count=len(ok))
         return ok
-
-    @staticmethod
-    def _mask(corpus: Corpus, allowed: np.ndarray | None) -> np.ndarray | None:
-        if allowed is None:
-            return None
-        return allowed[corpus.chunk_paper_rows].astype(np.float32)

@@ -94,6 +94,19 @@ class RetrievalSettings(_Section):
             "similarity to the question (or the question names it); with none, refuse."
         ),
     )
+    sentence_cache: int = Field(
+        default=50_000,
+        ge=0,
+        description="Abstract sentences whose vectors are kept across questions (1.5 KB each).",
+    )
+    blas_threads: int = Field(
+        default=1,
+        ge=0,
+        description=(
+            "Threads numpy's BLAS may use in this process, set when an assistant is made "
+            "(0: leave BLAS's own choice). The products are small or bound by memory."
+        ),
+    )
 
 
 class LocalLLMSettings(_Section):

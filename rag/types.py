@@ -85,7 +85,7 @@ class Answer:
     removed_citations: int = 0
     removed: tuple[Removed, ...] = ()
     coverage: Coverage = "answered"
-    backend: str = ""
+    backend: Backend | None = None  # None: no backend wrote it (a list of related papers)
     timings: dict[str, float] = field(default_factory=dict)
     listing: bool = False  # a list question's answer: the count, then a cited line per paper
 
