@@ -1,5 +1,5 @@
 """How to mix BM25 and dense scores: fixed weights, rank fusion and the learned model, on
-five query sets at once.
+six query sets at once.
 
     python bench/fusion.py                      # every set
     python bench/fusion.py --sets needle,tldr   # some of them
@@ -13,7 +13,10 @@ candidates; ``rrf`` is reciprocal-rank fusion of the two orders; ``learned`` is 
 
 Sets, each scored on queries the model was not trained on: the bundled questions asked over
 the needle index (``eval/run.py --needle``), questions about the same papers written without
-their abstracts at hand (``eval/questions/icml2026_unseen.jsonl``), the held-out half of the
+their abstracts at hand (``eval/questions/icml2026_unseen.jsonl``), questions of the same
+kind about 252 other papers of the ML list (``bench/fusion_test.jsonl``: a seeded random
+sample, each question written from its abstract, none tested against search before it was
+kept), the held-out half of the
 ML TL;DR known-item set and the whole keyword-topic set (``bench/ml.py``, same index), and
 the held-out half of the SciFact training claims (``bench/scifact.py``'s index). The other
 halves of TL;DR and SciFact, and ``bench/fusion_train.jsonl``, are the training queries.
@@ -44,14 +47,16 @@ from rag.fusion import Candidates, fuse_scores
 from rag.ranking import FusionModel, bundled_model
 from rag.retrieve import Filters
 
-SETS = ("needle", "unseen", "tldr", "keyword", "scifact")
+SETS = ("needle", "unseen", "written_test", "tldr", "keyword", "scifact")
 TRAINING = ("tldr", "scifact", "written")
-MAIN = {"needle": "recall@1", "unseen": "recall@1", "tldr": "recall@1"}  # else nDCG@10
+MAIN = {"needle": "recall@1", "unseen": "recall@1", "written_test": "recall@1", "tldr": "recall@1"}
+# else nDCG@10
 WEIGHTS = (1.0, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.0)
 METRICS = ("recall@1", "recall@5", "mrr", "ndcg@10")
 QUESTIONS = REPO / "eval" / "questions" / "icml2026.jsonl"
 UNSEEN = REPO / "eval" / "questions" / "icml2026_unseen.jsonl"
 WRITTEN = REPO / "bench" / "fusion_train.jsonl"
+WRITTEN_TEST = REPO / "bench" / "fusion_test.jsonl"
 CACHE = indexes.BENCH_OUT / "fusion-candidates"
 
 Found = dict[str, Candidates]
@@ -284,9 +289,10 @@ def _ml(name: str) -> tuple[Assistant, list[Query]]:
     return _needle_index(), ml.read_queries(ml.DATA, name)
 
 
-def written() -> tuple[Assistant, list[Query]]:
-    """Training questions about papers of the ML list (not the bundled ones)."""
-    rows = indexes.read_jsonl(WRITTEN)
+def written(path: Path = WRITTEN) -> tuple[Assistant, list[Query]]:
+    """Questions about papers of the ML list (not the bundled ones): training ones, or
+    with ``WRITTEN_TEST`` the held-out ones."""
+    rows = indexes.read_jsonl(path)
     return _needle_index(), [Query(r["id"], r["question"], (r["paper"],)) for r in rows]
 
 
@@ -307,6 +313,7 @@ LOADERS: dict[str, Callable[[], tuple[Assistant, list[Query]]]] = {
     "keyword": lambda: _ml("keyword"),
     "scifact": scifact_set,
     "written": written,
+    "written_test": lambda: written(WRITTEN_TEST),
 }
 
 
