@@ -279,7 +279,7 @@ def needle(path: Path = QUESTIONS) -> tuple[Assistant, list[Query]]:
         # a follow-up is searched as the app rewrites it; a list question's own route
         # searches differently, so every other question is searched as asked
         text = assistant.ask(q.question, history=history).query if history else q.question
-        filters, query = assistant._filters(text, True, venue=q.venue, year=q.year)
+        filters, query = assistant.filters(text, venue=q.venue, year=q.year)
         relevant = tuple(p.paper_id for p in lookup.resolve(q, path))
         queries.append(Query(q.id, query, relevant, asdict(filters)))
     return assistant, queries

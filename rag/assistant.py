@@ -230,6 +230,11 @@ class Assistant:
         found = (chosen.venue, chosen.year_min, chosen.year_max)
         return topics_of(corpus, cache, *found, llm=model, backend=backend)
 
+    def filters(self, question: str, **given: Any) -> tuple[Filters, str]:
+        """The filters a question names ("... at ICML 2019"), with those ``given`` (search's
+        keywords: venue, year, ...) over them, and the question without the words parsed."""
+        return self._filters(question, True, **given)
+
     def _filters(
         self,
         question: str,

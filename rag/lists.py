@@ -248,7 +248,7 @@ def _unsaid_concepts(sentence: str) -> list[str]:
     """The first names of the concepts a sentence names otherwise ("GRPO" ->
     "reinforcement learning"), less those it says itself."""
     text = plain(sentence)
-    said = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(text)}
+    said = {n for m in _CONCEPT.finditer(text) for n in _concepts(m)}
     return sorted(n for n in said if n not in text.lower())
 
 
@@ -257,10 +257,10 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
     (by any of their names: "GRPO" says "reinforcement learning") and three quarters of its
     terms, as a find question's premise is checked (``rag.premise``)."""
     abstract = Abstract.of(1, paper.title, paper.abstract, np.zeros((0, 1), dtype=np.float32))
-    named = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(abstract.text_lower)}
+    named = {n for m in _CONCEPT.finditer(abstract.text_lower) for n in _concepts(m)}
     extra = {s for name in named for s in tokenize(name)}
     abstract = replace(abstract, stems=abstract.stems | extra)
-    concepts = {_NAME_OF[m.group(1).lower()] for m in _CONCEPT.finditer(plain(topic))}
+    concepts = {_concepts(m)[0] for m in _CONCEPT.finditer(plain(topic))}
     if any(premises.missing(tokenize(c), abstract) for c in concepts):
         return False
     required = premises.named_phrases(topic)
@@ -268,12 +268,15 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
 
 
 # Names the field uses for one thing: a topic that says one of them is held by an abstract
-# that says another ("reinforcement learning" by "GRPO").
+# that says another ("reinforcement learning" by "GRPO"). A name in two groups is both
+# things ("MLLM": a vision-language model and a large language model); a topic that uses it
+# asks for the first.
 CONCEPTS = (
     ("reinforcement learning", "rl", "rlhf", "rlvr", "rlaif", "grpo", "ppo",
      "policy optimization", "policy gradient", "q-learning"),
-    ("large language model", "language model", "llm", "lm"),
     ("vision-language model", "vision language model", "vlm", "mllm"),
+    ("large language model", "language model", "llm", "lm", "mllm",
+     "multimodal large language model"),
     ("graph neural network", "gnn"),
     ("retrieval-augmented generation", "retrieval augmented generation", "rag"),
 )  # fmt: skip
@@ -283,13 +286,22 @@ _CONCEPT = re.compile(
     + r")s?(?![\w-])",
     re.I,
 )
-_NAME_OF = {a: names[0] for names in CONCEPTS for a in names}
+_NAMES_OF: dict[str, tuple[str, ...]] = {}
+for _names in CONCEPTS:
+    for _alias in _names:
+        _NAMES_OF[_alias] = (*_NAMES_OF.get(_alias, ()), _names[0])
+del _names, _alias
+
+
+def _concepts(match: re.Match[str]) -> tuple[str, ...]:
+    """The first names of the concepts a matched name is one of (its own group's first)."""
+    return _NAMES_OF[match.group(1).lower()]
 
 
 def topic_words(topic: str) -> list[str]:
     """The stems a topic is about (all its words when every one is generic: "evaluation")."""
     stems = tokenize(topic.replace("-", " "))
-    content = [s for s in stems if s not in GENERIC_STEMS]
+    content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS]
     return list(dict.fromkeys(content or stems))
 
 

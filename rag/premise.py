@@ -130,7 +130,10 @@ def counted_noun(question: str) -> str:
     return stems[-1] if stems else ""
 
 
-ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS
+# How a paper is said to hold a result, not what the result is about ("papers that prove
+# regret guarantees" are about regret guarantees, whether the abstract proves or provides).
+CLAIMING_STEMS = frozenset(tokenize("prove proves proved proven proving"))
+ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS | CLAIMING_STEMS
 PREMISE_COVERAGE_MIN = 0.75  # share of a question's terms one abstract must have
 
 # Words an abstract may say differently: each group is one term.
