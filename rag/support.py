@@ -439,12 +439,30 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
     near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
     if any(re.search(rf"\b{c}\b", near) is None for c in claims):
         return "", f'the cited abstract does not say "{claims[0]}"'
+    if scope := _narrowed(plain(statement), plain(sentence)):
+        return "", scope
     subject = _subject(plain(statement))
     if subject and _flat(subject) not in _flat(plain(abstract.title) + " " + near):
         # a statement about someone else's work ("Jung et al. (2025) learns ...") needs that
         # work named where the abstract says it, not anywhere in the abstract
         return "", f'the cited abstract does not say this of "{subject}"'
     return sentence, ""
+
+
+# "convex and strongly convex", "linear or deep linear": a word, and the same word narrowed
+_BROADER = re.compile(r"\b([^\W\d][\w-]*)\s+(?:and|or)\s+((?:[^\W\d][\w-]*\s+){1,2})\1\b", re.I)
+
+
+def _narrowed(statement: str, sentence: str) -> str:
+    """Why ``sentence`` does not state a statement that claims something of both a thing and
+    a narrower kind of it ("for convex and strongly convex problems"), when the sentence says
+    it only of the narrower kind ("for strongly convex problems"); "" otherwise."""
+    for broad, narrowing in _BROADER.findall(statement):
+        last = narrowing.split()[-1]
+        alone = rf"(?<!\b{re.escape(last)} )\b{re.escape(broad)}\b"
+        if re.search(alone, sentence, re.I) is None:
+            return f'the cited sentence says this of "{narrowing}{broad}" only, not of "{broad}"'
+    return ""
 
 
 def judge(

@@ -354,3 +354,16 @@ def test_earlier_work_the_abstract_names_is_not_the_papers_own(bundled_index, em
     answer = a.ask("What does the paper on a confidence estimator for LLM judges propose?")
     assert "introduces a hypothesis testing framework" not in answer.text
     assert any("earlier work" in r.reason for r in answer.removed), answer.removed
+
+
+def test_a_claim_widened_from_a_narrower_kind_is_removed(bundled_index, embedder) -> None:
+    # CLASP's abstract gives logarithmic guarantees "for strongly convex problems" only
+    reply = (
+        "CLASP provides logarithmic regret guarantees for both convex and strongly convex "
+        "problems [1]. The regret is upper bounded by O(log T) [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("What regret guarantees does CLASP prove?")
+    assert "both convex and strongly convex" not in answer.text, answer.text
+    assert any('"strongly convex" only' in r.reason for r in answer.removed), answer.removed
+    assert "O(log T)" in answer.text  # the narrower claim it does make stays
