@@ -358,6 +358,13 @@ _SPELLED_OUT = re.compile(r"\(([A-Za-z][\w²³-]{1,14})\)")  # "verifiable rewar
 _PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z][a-z]+-[a-z]+")  # "Bayesian", "Flow"
 
 
+def none_listed(topic: str, sources: list[Source]) -> Gap:
+    """A list question none of whose papers is relevant enough to list: said so, and the
+    closest papers shown for what they do."""
+    lead = f'{NO_PAPER}: no abstract says "{safe_text(topic)}" closely enough to list it.'
+    return Gap("no_paper", lead, sources)
+
+
 def gap_reply(gap: Gap, scored: list[ScoredHit], sources: list[Source]) -> str:
     """What the closest papers (or the named paper) do state, as cited lines."""
     by_id = {s.hit.paper.paper_id: s for s in scored}

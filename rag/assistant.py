@@ -296,12 +296,14 @@ class Assistant:
         if overviews.asks_overview(query, self.retriever.corpus.venues):
             yield from self._overview(query, backend, filters, timings)
             return
-        if lists.is_list_question(query):  # every relevant paper; none: answered as before
+        unlisted = None  # a list question's topic when no paper is relevant enough to list
+        if lists.is_list_question(query):  # every relevant paper
             found = self.find_all(query, **filters)
             if found.papers:
                 timings["retrieve"] = time.perf_counter() - started
                 yield from lists.answer_events(found, self.sentence_vectors, backend, timings)
                 return
+            unlisted = found.topic
         hits = self.search(query, k, **filters)
         relevant = self._relevant(query, hits)
         if premises.compares(query):
@@ -315,6 +317,9 @@ class Assistant:
             yield refused
             return
         gap = answering.find_gap(query, sources, self.retriever.corpus.venues)
+        if unlisted is not None and (gap is None or gap.coverage != "no_paper"):
+            # none listed: the closest papers are shown as what they are, not as the list
+            gap = answering.none_listed(unlisted, sources)
         checker = answering.Checker(sources, self.embedder, query)
         started = time.perf_counter()
         if gap:

@@ -261,7 +261,11 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
     extra = {s for name in named for s in tokenize(name)}
     abstract = replace(abstract, stems=abstract.stems | extra)
     concepts = {_concepts(m)[0] for m in _CONCEPT.finditer(plain(topic))}
-    if any(premises.missing(tokenize(c), abstract) for c in concepts):
+    # a topic offering alternatives ("vision-language or multimodal language models") needs
+    # one side, which the premise checks; otherwise every concept it names
+    if not premises.alternatives(topic) and any(
+        premises.missing(tokenize(c), abstract) for c in concepts
+    ):
         return False
     required = premises.named_phrases(topic)
     return premises.premise(topic, terms, [abstract], required).holds

@@ -209,13 +209,15 @@ def shortfall(question_terms: list[str], lacking: list[str]) -> bool:
     return bool(question_terms) and len(lacking) / len(question_terms) > 1 - PREMISE_COVERAGE_MIN
 
 
-def alternatives(question: str) -> list[str]:
-    """The words a question offers as alternatives ("Neural ODEs or flow matching"): an
-    abstract needs only one side."""
+def alternatives(question: str) -> list[list[str]]:
+    """The sides a question offers as alternatives, as stems ("Neural ODEs or flow
+    matching" -> [["neural", "ode"], ["flow", "match"]]): an abstract needs only one side,
+    and a side is there when all of its words are."""
     if " or " not in question:
         return []
     left, _, right = question.partition(" or ")
-    return tokenize(" ".join(left.split()[-2:]) + " " + " ".join(right.split()[:3]))
+    sides = [tokenize(" ".join(left.split()[-2:])), tokenize(" ".join(right.split()[:3]))]
+    return [side for side in sides if side]
 
 
 @dataclass(frozen=True)
@@ -234,12 +236,18 @@ def premise(
     holds when one abstract has the question's names and three quarters of its terms."""
     best: list[str] | None = None
     holds = False
-    either = set(alternatives(question))
+    terms = set(question_terms)
+    sides = [kept for side in alternatives(question) if (kept := [t for t in side if t in terms])]
+    either = {t for side in sides for t in side}
     for abstract in abstracts:
         lacking = missing(question_terms, abstract)
-        if either - set(lacking):  # one alternative is there: the others are not needed
+        names = required
+        if there := [side for side in sides if not missing(side, abstract)]:
+            # one alternative is there whole: the others are not needed, nor their names
             lacking = [t for t in lacking if t not in either]
-        has_names = all(has_phrase(abstract, p) for p in required)
+            other = either - {t for side in there for t in side}
+            names = [p for p in required if not set(tokenize(p)) <= other]
+        has_names = all(has_phrase(abstract, p) for p in names)
         holds = holds or (has_names and not shortfall(question_terms, lacking))
         if best is None or len(lacking) < len(best):
             best = lacking
@@ -254,4 +262,4 @@ def surface(question: str, stems: Iterable[str]) -> list[str]:
     for w in words:
         for s in tokenize(w.replace("-", " ")):
             by_stem.setdefault(s, w)
-    return [by_stem.get(s, s) for s in stems]
+    return list(dict.fromkeys(by_stem.get(s, s) for s in stems))

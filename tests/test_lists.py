@@ -175,3 +175,37 @@ def test_filters_a_question_names_give_way_to_those_passed(bundled: Assistant) -
     assert "2026" not in query and "model merging" in query
     filters, _ = bundled.filters("Which papers on model merging at ICML 2026?", year=2025)
     assert (filters.venue, filters.year_min, filters.year_max) == ("ICML", 2025, 2025)
+
+
+@pytest.mark.parametrize(
+    ("question", "relevant", "unrelated"),
+    [
+        (  # CryoACE says "mechanism" (a guidance mechanism), not online mechanism design
+            "Which papers study online algorithms, such as online optimization or online "
+            "mechanism design?",
+            ["CLASP", "Consumer utility"],
+            ["CryoACE", "OPIC"],
+        ),
+        ("Which papers use Neural ODEs or flow matching?", ["DensityFlow", "RP Flow"], ["ConDA"]),
+        (
+            "Which papers run experiments with vision-language or multimodal language models?",
+            ["Information-flow", "R³-Bench", "CSR"],
+            ["OPIC", "Scalable convex"],
+        ),
+    ],
+)
+def test_one_side_of_an_alternative_is_enough_and_it_must_be_there_whole(
+    bundled: Assistant, question: str, relevant: list[str], unrelated: list[str]
+) -> None:
+    papers = bundled.papers()
+    listed = {p.paper.paper_id for p in bundled.find_all(question).papers}
+    assert titled(papers, relevant) <= listed
+    assert not titled(papers, unrelated) & listed
+
+
+def test_a_list_question_with_nothing_to_list_says_so(bundled: Assistant) -> None:
+    # no abstract is close enough to "contribute a new benchmark or dataset"; the papers
+    # nearest it (dataset valuation, a stopping rule) must not read as the list
+    answer = bundled.ask("Which papers contribute a new benchmark or dataset?")
+    assert answer.text.startswith("No indexed paper does that: no abstract says"), answer.text
+    assert answer.coverage == "no_paper"
