@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -188,7 +188,7 @@ def find_all(
     for c in admitted:
         if c.relevance < floor:
             break
-        sentence = reason(c.scored, sentence_vectors)
+        sentence = reason(c.scored, sentence_vectors, topic_terms(topic))
         if sentence:
             listed.append(ListedPaper(c.scored.hit.paper, round(c.relevance, 4), sentence))
     return PaperList(question, topic, tuple(listed), filters)
@@ -217,10 +217,16 @@ def candidates_for(
     ]
     scored = answering.score_hits(topic, hits, sentence_vectors)
     scored = with_concepts(scored, vector, sentence_vectors)
-    # the topic's own words too: a find question's terms leave out words of asking, and
-    # "contrastive" is one ("compare and contrast"), but in "contrastive learning" it is the topic
-    terms = list(dict.fromkeys([*premises.terms(topic), *topic_words(topic)]))
+    terms = topic_terms(topic)
     return [Candidate(s, says_topic(topic, terms, s.hit.paper)) for s in scored]
+
+
+def topic_terms(topic: str) -> list[str]:
+    """The stems an abstract must say to be about the topic: a find question's terms, and
+    the topic's own words too (a find question's terms leave out words of asking, and
+    "contrastive" is one, "compare and contrast", but in "contrastive learning" it is the
+    topic)."""
+    return list(dict.fromkeys([*premises.terms(topic), *topic_words(topic)]))
 
 
 def with_concepts(
@@ -304,7 +310,10 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
 
 def topic_words(topic: str) -> list[str]:
     """The stems a topic is about (all its words when every one is generic: "evaluation")."""
-    stems = tokenize(topic.replace("-", " "))
+    # a word of asking keeps its stem's other words: "contrastive" is kept, "contrast" is not
+    every = topic.replace("-", " ").split()
+    words = [w for w in every if w.lower() not in premises.ASKING_WORDS] or every
+    stems = tokenize(" ".join(words))
     content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS]
     return list(dict.fromkeys(content or stems))
 
@@ -319,25 +328,37 @@ def chunk_mask(corpus: Corpus, filters: Filters) -> np.ndarray | None:
     return allowed[corpus.chunk_paper_rows].astype(np.float32)
 
 
-def reason(s: answering.ScoredHit, sentence_vectors: SentenceVectors) -> str:
-    """The sentence of the paper's abstract closest to the topic among those in which the
-    paper speaks of its own work, that the statement check keeps; "" if none."""
+def reason(
+    s: answering.ScoredHit, sentence_vectors: SentenceVectors, terms: Sequence[str] = ()
+) -> str:
+    """The sentence of the paper's abstract in which the paper speaks of its own work that
+    says most of the topic's ``terms``, then comes closest to the topic, and that the
+    statement check keeps; "" if none."""
     paper = s.hit.paper
     abstract = Abstract.of(1, paper.title, paper.abstract, s.vectors, sentence_vectors)
     embed_query = sentence_vectors.embedder.embed_query
-    for i in _reason_order(s, abstract)[:REASONS_TRIED]:
+    for i in _reason_order(s, abstract, terms)[:REASONS_TRIED]:
         statement = split_statements(reason_line(paper, s.sentences[i], 1))[0]
         if judge(statement, embed_query(plain(statement.text)), {1: abstract}).kept:
             return s.sentences[i]
     return ""
 
 
-def _reason_order(s: answering.ScoredHit, abstract: Abstract) -> list[int]:
-    """Sentences best first: the paper's own work first, then the rest; never boilerplate."""
+def _reason_order(
+    s: answering.ScoredHit, abstract: Abstract, terms: Sequence[str] = ()
+) -> list[int]:
+    """Sentences best first: the paper's own work first (those saying more of the topic's
+    terms before the others), then the rest; never boilerplate."""
 
     def own(i: int) -> bool:
         x = s.sentences[i]
+        if _OWN_RESULTS.match(plain(x)):  # "Experiments on ... demonstrate ..."
+            return True
         return speaks_of_itself(x, abstract.name) and not about_earlier_work(x, abstract.name)
+
+    def says(i: int) -> int:
+        stems = set(tokenize(plain(s.sentences[i]).replace("-", " ")))
+        return sum(t in stems for t in terms)
 
     order = [int(i) for i in np.argsort(-s.similarities) if not is_boilerplate(s.sentences[i])]
     best = float(s.similarities[order[0]]) if order else 0.0
@@ -348,7 +369,11 @@ def _reason_order(s: answering.ScoredHit, abstract: Abstract) -> list[int]:
         for i in order
         if s.similarities[i] >= max(best - OWN_REASON_MARGIN, OWN_REASON_MIN) and own(i)
     ]
+    close.sort(key=says, reverse=True)  # stable: closest first among those saying as much
     return [*close, *(i for i in order if i not in close)]
+
+
+_OWN_RESULTS = re.compile(r"(?:extensive\s+|our\s+)?(?:experiments|evaluations?|results)\b", re.I)
 
 
 # -- related papers ------------------------------------------------------------------------------

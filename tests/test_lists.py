@@ -209,3 +209,18 @@ def test_a_list_question_with_nothing_to_list_says_so(bundled: Assistant) -> Non
     answer = bundled.ask("Which papers contribute a new benchmark or dataset?")
     assert answer.text.startswith("No indexed paper does that: no abstract says"), answer.text
     assert answer.coverage == "no_paper"
+
+
+def test_a_reason_says_the_topic_when_one_of_the_papers_own_sentences_does(
+    bundled: Assistant,
+) -> None:
+    found = bundled.find_all(
+        "Which papers run experiments with vision-language or multimodal language models?"
+    )
+    reasons = {p.paper.title.split(":")[0]: p.reason for p in found.papers}
+    # not "We cast selective KV recomputation as an information flow problem ...", closer to
+    # the topic by its vectors but silent on vision-language models
+    assert (
+        "Vision-Language Model benchmarks"
+        in reasons["Information-flow–guided chunk reordering strategy"]
+    )
