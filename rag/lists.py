@@ -310,10 +310,7 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
 
 def topic_words(topic: str) -> list[str]:
     """The stems a topic is about (all its words when every one is generic: "evaluation")."""
-    # a word of asking keeps its stem's other words: "contrastive" is kept, "contrast" is not
-    every = topic.replace("-", " ").split()
-    words = [w for w in every if w.lower() not in premises.ASKING_WORDS] or every
-    stems = tokenize(" ".join(words))
+    stems = tokenize(topic.replace("-", " "))
     content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS]
     return list(dict.fromkeys(content or stems))
 

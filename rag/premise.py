@@ -134,7 +134,6 @@ def counted_noun(question: str) -> str:
 # regret guarantees" are about regret guarantees, whether the abstract proves or provides).
 CLAIMING_STEMS = frozenset(tokenize("prove proves proved proven proving"))
 ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS | CLAIMING_STEMS
-ASKING_WORDS = frozenset(_ASKING.split())
 PREMISE_COVERAGE_MIN = 0.75  # share of a question's terms one abstract must have
 
 # Words an abstract may say differently: each group is one term.
