@@ -308,10 +308,14 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
     return _NAMES_OF[match.group(1).lower()]
 
 
+# why a paper does what the topic says, not what it does ("... to avoid needing labels")
+_PURPOSE = frozenset(tokenize("avoid avoids avoiding need needs needing"))
+
+
 def topic_words(topic: str) -> list[str]:
     """The stems a topic is about (all its words when every one is generic: "evaluation")."""
     stems = tokenize(topic.replace("-", " "))
-    content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS]
+    content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS | _PURPOSE]
     return list(dict.fromkeys(content or stems))
 
 
