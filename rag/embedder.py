@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -80,8 +80,7 @@ class Embedder:
         self._session_lock = threading.Lock()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_lock = threading.Lock()
-        self._threads: ThreadPoolExecutor | None = None  # one per core, made on first use
-        self._threads_lock = threading.Lock()
+        self._threads = Threads(cores(), "rag-embed")  # one per core
 
     @cached_property
     def name(self) -> str:
@@ -228,20 +227,14 @@ class Embedder:
     def close(self) -> None:
         """Stop the threads that run batches, once those running finish; embedding again
         starts them again."""
-        with self._threads_lock:
-            threads, self._threads = self._threads, None
-        if threads is not None:
-            threads.shutdown(wait=True)
+        self._threads.close()
 
     def _submit(
         self, forward: Callable[[Batch], Batch], batches: list[Batch]
     ) -> list[Future[Batch]]:
         """The batches handed to this embedder's threads: one per core, shared by its
         requests (no oversubscription)."""
-        with self._threads_lock:
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(cores(), thread_name_prefix="rag-embed")
-            return [self._threads.submit(forward, b) for b in batches]
+        return [self._threads.submit(forward, b) for b in batches]
 
 
 def _pad(ids: list[list[int]], rows: list[int]) -> Batch:
@@ -252,6 +245,31 @@ def _pad(ids: list[list[int]], rows: list[int]) -> Batch:
         tokens[row, : len(seq)] = seq
         mask[row, : len(seq)] = 1
     return Batch(np.array(rows, dtype=np.int64), tokens, mask, sum(len(i) for i in ids))
+
+
+T = TypeVar("T")
+
+
+class Threads:
+    """A thread pool made on first use and stopped by ``close`` (once the work running
+    finishes); work submitted after that starts it again."""
+
+    def __init__(self, workers: int, name: str) -> None:
+        self.workers, self.name = workers, name
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix=self.name)
+            return self._pool.submit(fn, *args)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
 
 def cores() -> int:

@@ -296,11 +296,7 @@ _CONCEPT = re.compile(
     + r")s?(?![\w-])",
     re.I,
 )
-_NAMES_OF: dict[str, tuple[str, ...]] = {}
-for _names in CONCEPTS:
-    for _alias in _names:
-        _NAMES_OF[_alias] = (*_NAMES_OF.get(_alias, ()), _names[0])
-del _names, _alias
+_NAMES_OF = {a: tuple(g[0] for g in CONCEPTS if a in g) for names in CONCEPTS for a in names}
 
 
 def _concepts(match: re.Match[str]) -> tuple[str, ...]:

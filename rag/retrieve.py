@@ -9,14 +9,14 @@ unless ``retrieval.fusion`` says otherwise.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 
 from . import fusion
-from .embedder import Embedder
+from .embedder import Embedder, Threads
 from .errors import EmbedderMismatchError, InputError
 from .fusion import Candidates, FirstStage
 from .lexical import top_chunks
@@ -106,8 +106,7 @@ class Retriever:
         self._corpus: Corpus | None = None
         self._mismatch: EmbedderMismatchError | None = None  # the snapshot's vectors are not ours
         self._lock = threading.Lock()
-        self._questions: ThreadPoolExecutor | None = None  # embeds questions; made on first use
-        self._questions_lock = threading.Lock()
+        self._questions = Threads(2, "rag-query")  # embeds questions
 
     @property
     def corpus(self) -> Corpus:
@@ -168,18 +167,12 @@ class Retriever:
 
     def embed_later(self, query: str) -> Future[np.ndarray]:
         """The query's vector, computed on another core meanwhile."""
-        with self._questions_lock:
-            if self._questions is None:
-                self._questions = ThreadPoolExecutor(2, thread_name_prefix="rag-query")
-            return self._questions.submit(self.embedder.embed_query, query)
+        return self._questions.submit(self.embedder.embed_query, query)
 
     def close(self) -> None:
         """Stop the threads that embed questions, once those running finish; a later search
         starts them again."""
-        with self._questions_lock:
-            questions, self._questions = self._questions, None
-        if questions is not None:
-            questions.shutdown(wait=True)
+        self._questions.close()
 
     def first_stage(
         self,
