@@ -505,7 +505,7 @@ def judge(
 # "Both papers ...", "All three methods ...": no one abstract states what several papers do.
 _SEVERAL = re.compile(
     r"\b(both|all|these|the two|the three|each of the) (\w+ )?(papers|methods|works|approaches|"
-    r"studies|frameworks|models)\b",
+    r"studies|frameworks|models|algorithms|techniques)\b",
     re.I,
 )
 _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and also)\s+|;\s+|,\s+and\s+(?=[A-Z])")

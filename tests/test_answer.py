@@ -367,3 +367,16 @@ def test_a_claim_widened_from_a_narrower_kind_is_removed(bundled_index, embedder
     assert "both convex and strongly convex" not in answer.text, answer.text
     assert any('"strongly convex" only' in r.reason for r in answer.removed), answer.removed
     assert "O(log T)" in answer.text  # the narrower claim it does make stays
+
+
+def test_what_both_algorithms_do_needs_both_abstracts(bundled_index, embedder) -> None:
+    # only the stopping rule's abstract bounds the cost-adjusted simple regret, not CLASP's
+    reply = (
+        "CLASP minimizes cumulative loss together with squared constraint violations [1]. "
+        "Both algorithms provide theoretical guarantees bounding the expected cost-adjusted "
+        "simple regret [2]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("Compare CLASP and the cost-aware Bayesian optimization stopping rule.")
+    assert "Both algorithms" not in answer.text, answer.text
+    assert any(r.statement.startswith("Both algorithms") for r in answer.removed)
