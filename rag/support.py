@@ -476,7 +476,9 @@ def judge(
     a source; else remove it, saying why (the reason given is the cited source's)."""
     cited = [abstracts[n] for n in statement.cites if n in abstracts]
     others = [a for n, a in abstracts.items() if n not in statement.cites]
-    if _SEVERAL.search(statement.text):
+    several = _SEVERAL.search(statement.text)
+    if several and not any(_says(a, several.group(0)) for a in cited):
+        # "both CLASP algorithms", said by CLASP's abstract of its own two, is one paper's
         return Verdict(statement, (), reason="it speaks of several papers at once")
     first_reason = ""
     for abstract in [*cited, *others]:
@@ -500,6 +502,10 @@ def judge(
     elif not cited:
         first_reason = "it cites a source that was not retrieved"
     return Verdict(statement, (), reason=first_reason)
+
+
+def _says(abstract: Abstract, phrase: str) -> bool:
+    return _flat(phrase) in _flat(plain(" ".join(abstract.sentences)))
 
 
 # "Both papers ...", "All three methods ...": no one abstract states what several papers do.

@@ -380,3 +380,13 @@ def test_what_both_algorithms_do_needs_both_abstracts(bundled_index, embedder) -
     answer = a.ask("Compare CLASP and the cost-aware Bayesian optimization stopping rule.")
     assert "Both algorithms" not in answer.text, answer.text
     assert any(r.statement.startswith("Both algorithms") for r in answer.removed)
+
+
+def test_what_one_paper_says_of_its_own_algorithms_stands(bundled_index, embedder) -> None:
+    reply = (
+        "In the strongly convex case, both CLASP algorithms guarantee that the regret is upper "
+        "bounded by O(log T) [1]."
+    )
+    a, _ = scripted(bundled_index, embedder, reply)
+    answer = a.ask("What regret bound does CLASP give for strongly convex problems?")
+    assert "both CLASP algorithms guarantee" in answer.text, answer.removed
