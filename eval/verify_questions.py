@@ -1,0 +1,145 @@
+"""Check a question file written for an evaluation corpus against that corpus's abstracts.
+
+    python eval/verify_questions.py NAME     # eval/questions/NAME.jsonl on eval/corpora/NAME.jsonl
+    python eval/verify_questions.py NAME --statements   # eval/statements/NAME.jsonl
+
+Needs only the standard library. A question file passes when every row has a known kind, every
+paper it names is in the corpus, every gold fact is copied from a relevant paper's abstract or
+title, a comparison gives each compared paper a fact of its own, a follow-up has the question
+it follows, and the file has at least the planned number of questions of each kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+KINDS = {
+    "specific": 10,
+    "numeric": 6,
+    "unstated": 8,
+    "false_premise": 8,
+    "comparison": 6,
+    "list": 6,
+    "followup": 6,
+}
+FIELDS = {
+    "id", "question", "relevant", "answerable", "facts", "history", "kind", "note",
+}  # fmt: skip
+STATEMENT_FIELDS = {"paper", "statement", "supported", "kind", "note"}
+
+
+def normal(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def load_corpus(name: str) -> dict[str, str]:
+    path = REPO / "eval" / "corpora" / f"{name}.jsonl"
+    papers = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {p["id"]: normal(p["title"] + " \n " + p["abstract"]) for p in papers}
+
+
+def ref_id(ref: object) -> str:
+    return str(ref).removeprefix("id:")
+
+
+def check_row(row: dict, texts: dict[str, str]) -> list[str]:
+    problems = [f"unknown field {k!r}" for k in row if k not in FIELDS]
+    kind = row.get("kind")
+    if kind not in KINDS:
+        problems.append(f"kind {kind!r} is not one of {sorted(KINDS)}")
+    relevant = [ref_id(r) for r in row.get("relevant", [])]
+    problems += [f"paper {r!r} is not in the corpus" for r in relevant if r not in texts]
+    answerable = row.get("answerable", True)
+    if kind == "false_premise":
+        if answerable or relevant or row.get("facts"):
+            problems.append("a false premise has answerable false, no relevant, no facts")
+    elif not relevant:
+        problems.append("an answerable question needs relevant papers")
+    facts = row.get("facts", [])
+    for fact in facts:
+        if not any(normal(fact) in texts.get(r, "") for r in relevant):
+            problems.append(f"fact {fact!r} is in no relevant abstract")
+    if kind == "unstated" and facts:
+        problems.append("an unstated question has no facts")
+    if kind in ("specific", "numeric", "followup") and not facts:
+        problems.append(f"a {kind} question needs facts")
+    if kind == "numeric" and not any(re.search(r"\d", f) for f in facts):
+        problems.append("a numeric question needs a fact holding a number")
+    if kind == "comparison":
+        if len(relevant) != 2:
+            problems.append("a comparison names exactly two papers")
+        for r in relevant:
+            if not any(normal(f) in texts.get(r, "") for f in facts):
+                problems.append(f"comparison: no fact of paper {r!r}")
+    if kind == "followup" and len(row.get("history", [])) != 1:
+        problems.append("a follow-up has one earlier question in history")
+    if kind == "list" and facts:
+        problems.append("a list question has no facts (relevant is the whole list)")
+    if not row.get("note"):
+        problems.append("note is empty: say why the answer is what it is")
+    return problems
+
+
+def check_questions(name: str) -> int:
+    texts = load_corpus(name)
+    path = REPO / "eval" / "questions" / f"{name}.jsonl"
+    bad, kinds, ids = 0, Counter(), set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        problems = check_row(row, texts)
+        if row.get("id") in ids:
+            problems.append(f"id {row.get('id')!r} is used twice")
+        ids.add(row.get("id"))
+        kinds[row.get("kind")] += 1
+        for p in problems:
+            print(f"{path.name}:{number}: {p}")
+        bad += bool(problems)
+    for kind, least in KINDS.items():
+        if kinds[kind] < least:
+            print(f"{path.name}: {kinds[kind]} {kind} questions, plan is at least {least}")
+            bad += 1
+    print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
+    return 1 if bad else 0
+
+
+def check_statements(name: str) -> int:
+    texts = load_corpus(name)
+    path = REPO / "eval" / "statements" / f"{name}.jsonl"
+    bad, labels = 0, Counter()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        problems = [f"unknown field {k!r}" for k in row if k not in STATEMENT_FIELDS]
+        if ref_id(row.get("paper")) not in texts:
+            problems.append(f"paper {row.get('paper')!r} is not in the corpus")
+        if not isinstance(row.get("supported"), bool):
+            problems.append("supported is true or false")
+        labels[row.get("supported")] += 1
+        for p in problems:
+            print(f"{path.name}:{number}: {p}")
+        bad += bool(problems)
+    print(f"{path.name}: {sum(labels.values())} statements {dict(labels)}; {bad} problems")
+    return 1 if bad else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="corpus name, e.g. iclr2018")
+    parser.add_argument("--statements", action="store_true", help="check the statement file")
+    args = parser.parse_args(argv)
+    return (check_statements if args.statements else check_questions)(args.name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
