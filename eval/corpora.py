@@ -17,6 +17,7 @@ import ast
 import csv
 import json
 import random
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,9 +64,14 @@ BY_NAME = {c.name: c for c in CORPORA}
 def corpus_papers(corpus: Corpus) -> list[dict[str, Any]]:
     """The corpus's papers, drawn from the shared data by its recipe."""
     pool = list(_scifact() if corpus.venue == "SciFact" else _ml(corpus.venue, corpus.year))
-    pool = [r for r in pool if r["title"].strip() and 500 <= len(r["abstract"]) <= 2200]
+    pool = [r for r in pool if r["title"].strip() and 500 <= _length(r) <= 2200]
     pool.sort(key=lambda r: r["id"])
     return random.Random(corpus.seed).sample(pool, corpus.size)
+
+
+def _length(row: dict[str, Any]) -> int:
+    """The abstract's length as the sample was first drawn: SciFact's sentences unspaced."""
+    return len(row.pop("_unspaced", row["abstract"]))
 
 
 def _ml(venue: str, year: int | None) -> Iterator[dict[str, Any]]:
@@ -80,13 +86,24 @@ def _scifact() -> Iterator[dict[str, Any]]:
     csv.field_size_limit(sys.maxsize)
     with SCIFACT.open(encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
-            sentences = ast.literal_eval(row["abstract"])
+            sentences = scifact_sentences(row["abstract"])
             yield {
                 "id": f"scifact-{row['doc_id']}",
                 "venue": "SciFact",
                 "title": row["title"].strip(),
                 "abstract": " ".join(s.strip() for s in sentences),
+                # as first drawn: literal_eval joined the items without spaces
+                "_unspaced": " ".join(s.strip() for s in ast.literal_eval(row["abstract"])),
             }
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def scifact_sentences(literal: str) -> list[str]:
+    """The sentences of SciFact's abstract field, a list literal whose items are separated by
+    line breaks, not commas (so a plain literal_eval would join them without spaces)."""
+    return [ast.literal_eval(q) for q in _QUOTED.findall(literal)]
 
 
 def eval_paper_ids() -> set[str]:

@@ -42,11 +42,21 @@ class Contains(BaseModel):
 
 
 Kind = Literal[
-    "", "specific", "numeric", "unstated", "false_premise", "comparison", "multi", "followup"
+    "",
+    "specific",
+    "numeric",
+    "unstated",
+    "false_premise",
+    "comparison",
+    "multi",
+    "followup",
+    "list",
 ]
 """What a question tests: ``unstated`` asks a fact the relevant paper's abstract does not
 state (the answer must say so); ``false_premise`` presumes a paper no indexed paper is
-(the answer must say none does); ``numeric`` asks a number its ``facts`` hold."""
+(the answer must say none does); ``numeric`` asks a number its ``facts`` hold;
+``comparison`` sets two papers side by side (each needs one of its ``facts`` stated);
+``list`` asks for every paper that does something (``relevant`` is the whole list)."""
 
 
 class Question(BaseModel):

@@ -109,6 +109,10 @@ def _answers_table(report: dict[str, Any]) -> str:
         ["asked facts stated", _num(a["asked_facts_stated"])],
         ["numbers in no cited abstract", str(a["invented_numbers"])],
         ["answers repeating the prompt (5-word runs)", str(a["prompt_leaks"])],
+        ["answerable questions refused (lists aside)", _num(a.get("answerable_refused"))],
+        ["lists: mean recall / precision", f"{_num(a.get('list_recall'))} / "
+         f"{_num(a.get('list_precision'))}"],
+        *([f"passed: {kind}", value] for kind, value in a.get("passed", {}).items()),
     ]
     title = f"## Answers ({c['retriever']}, `{c['llm']}`)"
     return f"{title}\n\n{_table(['metric', 'value'], rows)}"
@@ -282,3 +286,34 @@ def _plot_similarity(ax: Any, report: dict[str, Any]) -> None:
     ax.set_yticks(range(len(rows)), [f"{s}: {g}" for s, g in rows])
     ax.set_title("Refusal threshold calibration")
     ax.legend(loc="lower right", fontsize="small")
+
+
+# -- several corpora side by side ----------------------------------------------------------------
+CORPUS_COLUMNS = (
+    ("passed", "passed_all"),
+    ("false premises confirmed", "false_premises_confirmed"),
+    ("unstated as stated", "unstated_answered_as_stated"),
+    ("invented numbers", "invented_numbers"),
+    ("asked facts", "asked_facts_stated"),
+    ("comparisons", ("passed_share", "comparison")),
+    ("answerable refused", "answerable_refused"),
+    ("list R / P", ("list_recall", "list_precision")),
+    ("follow-ups", ("passed_share", "followup")),
+)
+
+
+def corpus_table(rows: list[tuple[str, str, dict[str, Any]]], llm: str) -> str:
+    """One markdown row per corpus (name, split, the answers' headline figures)."""
+    head = ["corpus", "split", *(label for label, _ in CORPUS_COLUMNS)]
+    body = [[name, split, *(_cell(a, key) for _, key in CORPUS_COLUMNS)] for name, split, a in rows]
+    return f"Backend `{llm}`\n\n{_table(head, body)}"
+
+
+def _cell(a: dict[str, Any], key: Any) -> str:
+    if isinstance(key, str):
+        value = a.get(key)
+        return _num(value) if isinstance(value, float) else str(value)
+    first, second = key
+    if first == "passed_share":
+        return _num(a.get("passed_share", {}).get(second))
+    return f"{_num(a.get(first))} / {_num(a.get(second))}"

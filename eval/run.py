@@ -2,6 +2,7 @@
 
     python eval/run.py --questions eval/questions/icml2026.jsonl --llm extractive \\
         --index-dir /tmp/eval-index --ingest rag/data/icml2026_abstracts.txt
+    python eval/run.py --corpus dev --llm local     # the dev corpora of eval/corpora.py
 
 Exit codes: 0 all gates pass, 1 a gate failed (each failure is printed), 2 the run could
 not be made (a bad question row, a missing index, a bad option).
@@ -46,6 +47,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:  # `rag eval -- --questions ...` forwards the separator
         argv.remove("--")
     args = build_parser().parse_args(argv)
+    if args.corpus:
+        return run_corpora(args)
+    if args.questions is None:
+        print("error: pass --questions FILE or --corpus NAME", file=sys.stderr)
+        return 2
+    return run_one(args)
+
+
+def run_one(args: argparse.Namespace) -> int:
     try:
         questions = load_questions(args.questions)
         assistant = open_assistant(args)
@@ -66,7 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eval/run.py", description=__doc__.split("\n")[0])
-    p.add_argument("--questions", type=Path, required=True, help="question file (JSONL)")
+    p.add_argument("--questions", type=Path, help="question file (JSONL)")
+    p.add_argument(
+        "--corpus",
+        type=_corpora,
+        help="evaluation corpora of eval/corpora.py, comma-separated, or dev, test, all: "
+        "each is indexed (cached in bench/out/corpus-NAME) and asked its own questions",
+    )
     p.add_argument("--index-dir", type=Path, help="index folder (default: the settings')")
     p.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000")
     p.add_argument("--chroma-token", help="auth token for the Chroma server")
@@ -130,6 +146,47 @@ def _retrievers(value: str) -> list[str]:
     return list(dict.fromkeys(modes))
 
 
+def _corpora(value: str) -> list[str]:
+    from eval.corpora import BY_NAME, CORPORA
+
+    groups = {"all": [c.name for c in CORPORA]}
+    for split in ("dev", "test"):
+        groups[split] = [c.name for c in CORPORA if c.split == split]
+    names = [n for part in value.split(",") for n in groups.get(part.strip(), [part.strip()])]
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown corpus {', '.join(unknown) or '(none)'}; use dev, test, all or one of "
+            + ", ".join(BY_NAME)
+        )
+    return list(dict.fromkeys(names))
+
+
+def run_corpora(args: argparse.Namespace) -> int:
+    """Each corpus indexed in its own folder and asked its own questions; then one table."""
+    from eval.corpora import BY_NAME
+
+    rows, worst = [], 0
+    for name in args.corpus:
+        corpus = BY_NAME[name]
+        one = argparse.Namespace(**vars(args))
+        one.questions = corpus.questions
+        one.index_dir = indexes.BENCH_OUT / f"corpus-{name}"
+        one.ingest = [corpus.path]
+        one.out = (args.out / name) if args.out else indexes.REPO / "eval" / "out" / (
+            f"corpus-{name}-{args.llm}"
+        )
+        print(f"== {name} ({corpus.split})", file=sys.stderr)
+        worst = max(worst, run_one(one))
+        report_json = one.out / "report.json"
+        if report_json.exists():
+            import json
+
+            rows.append((name, corpus.split, json.loads(report_json.read_text())["answers"]))
+    print(report.corpus_table(rows, args.llm))
+    return worst
+
+
 def default_out(args: argparse.Namespace) -> Path:
     stem = args.questions.stem
     if args.needle:
@@ -148,6 +205,8 @@ def open_assistant(args: argparse.Namespace) -> Assistant:
             args.distractors, args.distractors_limit, args.index_dir
         )
         return indexes.open_index(index_dir, [*sources, *args.ingest], prune=prune, llm=args.llm)
+    if args.corpus:
+        return indexes.open_index(args.index_dir, args.ingest, prune=True, llm=args.llm)
     assistant = Assistant.open(
         index_dir=args.index_dir,
         chroma_url=args.chroma_url,
@@ -233,9 +292,10 @@ def print_summary(result: dict[str, Any], paths: list[Path]) -> None:
         + "  ".join(
             f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
             for k, v in a.items()
-            if v is not None
+            if v is not None and not isinstance(v, dict)
         )
     )
+    print("passed: " + "  ".join(f"{k} {v}" for k, v in a.get("passed", {}).items()))
     print(f"{len(result['failures'])} questions with problems; report: {paths[1]}")
 
 

@@ -213,6 +213,65 @@ def faithfulness_summary(outcomes: list[Outcome]) -> dict[str, Any]:
             bool(metrics.leaked_runs(o.answer.text, f"{SYSTEM_PROMPT} {ANSWER_RULES}"))
             for o in outcomes
         ),
+        **kind_summary(outcomes),
+    }
+
+
+# -- each kind of question, passed or not ------------------------------------------------------
+def passed(o: Outcome) -> bool | None:
+    """Whether the answer does what its kind of question needs (None: no kind)."""
+    q = o.question
+    if q.kind == "false_premise":
+        return o.refused
+    if q.kind == "unstated":
+        return o.refused or metrics.says_unstated(o.answer.text)
+    if q.kind == "list":
+        recall, precision = list_scores(o)
+        return recall >= 0.9 and precision >= 0.85
+    if q.kind == "comparison":
+        return compared_both(o)
+    if q.kind in ("specific", "numeric", "followup", "multi"):
+        cites = bool(set(o.cited) & set(o.relevant))
+        return not o.refused and cites and metrics.fact_recall(q.facts, o.answer.text) in (None, 1)
+    return None
+
+
+def list_scores(o: Outcome) -> tuple[float, float]:
+    """(recall, precision) of the papers a list answer cites; an answer that lists none (or
+    says no paper does it) is an empty list: recall 0 and precision 0."""
+    cited, wanted = set(o.cited) if not o.refused else set(), set(o.relevant)
+    if not cited:
+        return 0.0, 0.0
+    return len(cited & wanted) / len(wanted), len(cited & wanted) / len(cited)
+
+
+def compared_both(o: Outcome) -> bool:
+    """Both compared papers cited, and for each, a fact from its own abstract stated."""
+    if o.refused or not set(o.relevant) <= set(o.cited):
+        return False
+    for paper in o.relevant_papers:
+        own = [f for f in o.question.facts if metrics.states(f"{paper.title} {paper.abstract}", f)]
+        if own and not any(metrics.states(o.answer.text, f) for f in own):
+            return False
+    return True
+
+
+def kind_summary(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Per kind of question: how many passed; for lists, mean recall and precision."""
+    kinds: dict[str, list[bool]] = {}
+    for o in outcomes:
+        verdict = passed(o)
+        if verdict is not None:
+            kinds.setdefault(o.question.kind, []).append(verdict)
+    lists = [list_scores(o) for o in outcomes if o.question.kind == "list"]
+    answerable = [o for o in outcomes if o.question.answerable and o.question.kind != "list"]
+    return {
+        "passed": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(kinds.items())},
+        "passed_share": {k: sum(v) / len(v) for k, v in sorted(kinds.items())},
+        "passed_all": f"{sum(sum(v) for v in kinds.values())}/{sum(map(len, kinds.values()))}",
+        "list_recall": metrics.mean(r for r, _ in lists),
+        "list_precision": metrics.mean(p for _, p in lists),
+        "answerable_refused": _share(answerable, lambda o: o.refused),
     }
 
 
@@ -311,6 +370,7 @@ def question_row(o: Outcome) -> dict[str, Any]:
         "facts": {f: metrics.states(o.answer.text, f) for f in q.facts},
         "fact_recall": metrics.fact_recall(q.facts, o.answer.text),
         "kind": q.kind,
+        "passed": passed(o),
         "coverage": o.answer.coverage,
         "removed": [{"statement": r.statement, "reason": r.reason} for r in o.answer.removed],
         "invented_numbers": invented_numbers(o),
@@ -356,6 +416,12 @@ def failure(o: Outcome, min_similarity: float) -> dict[str, Any]:
         problems.append("confirmed a false premise")
     if q.kind == "unstated" and not o.refused and not metrics.says_unstated(o.answer.text):
         problems.append("answered an unstated fact as if the abstract stated it")
+    if q.kind == "list":
+        recall, precision = list_scores(o)
+        if recall < 1 or precision < 1:
+            problems.append(f"list recall {recall:.2f}, precision {precision:.2f}")
+    if q.kind == "comparison" and not compared_both(o):
+        problems.append("comparison lacks a paper or a paper's own fact")
     if numbers := invented_numbers(o):
         problems.append(f"states numbers no cited abstract holds: {', '.join(numbers)}")
     return {"id": q.id, "line": q.line, "question": q.question, "problems": problems}
