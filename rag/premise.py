@@ -44,9 +44,22 @@ _FIND = re.compile(
     re.I,
 )
 _COMPARE = re.compile(
-    r"\b(compare|comparison|contrast|differ\w*|versus|vs|each|both)\b|\bhow do\b[^?]*\band\b",
+    r"\b(compare|comparison|contrast|differ\w*|versus|vs|each|both)\b|\bhow do\b[^?]*\band\b|"
+    # two subjects of one plural verb: "Which datasets are X and the Y paper evaluated on?"
+    r"\b(?:do|did|are|were|have)\s+(?:the\s+)?[^?,;]{2,80}?\s+and\s+(?:the|a|an)\s|"
+    r"\bbetween\b[^?]*\band\b",
     re.I,
 )
+_SIDES = re.compile(r"\s+(?:and|vs\.?|versus)\s+", re.I)
+
+
+def two_sides(question: str) -> list[str]:
+    """A comparison's two halves, split at its first "and" ("How do NoisyNet" / "RESLOPE
+    differ in ..."): each names or describes one of the papers compared; [] if no "and"."""
+    parts = _SIDES.split(question, maxsplit=1)
+    return [p.strip() for p in parts] if len(parts) == 2 and all(p.strip() for p in parts) else []
+
+
 _NUMERIC = re.compile(
     r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|"
     r"\bwhat(?: is| are)?(?: the)?(?: exact)? "

@@ -80,6 +80,8 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
     The papers it refers to are those the previous answer cited (or retrieved), so the
     rewrite names them by title. A question that refers to nothing is returned as it is.
     """
+    if _refers_inside(question):
+        return question  # "How does NerveNet represent an agent, and what does it ...?"
     previous = _previous_papers(history)
     if not previous:
         earlier = _previous_question(history)
@@ -96,6 +98,30 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
     if m := _ONE.search(question):
         return _replace(question, m, _name(previous[0]), possessive=m.group(1).lower() == "its")
     return question
+
+
+_REFERENT = re.compile(
+    r"\b(?:the|a|an|this|that)\s+(?:[\w²³'-]+\s+){0,6}?(?:paper|papers|method|methods|model|"
+    r"models|approach|approaches|algorithm|algorithms|framework|work|study|studies|system)\b",
+    re.I,
+)
+
+
+def _refers_inside(question: str) -> bool:
+    """Whether the question's first pronoun has its referent before it in the question: a
+    name ("NerveNet ..., and what does it ...?") or a described paper ("the paper on X:
+    what does it ..."). Such a question stands on its own."""
+    from .support import names_in
+
+    first = min(
+        (m for p in (_PICK, _BOTH, _ONE) if (m := p.search(question))),
+        key=lambda m: m.start(),
+        default=None,
+    )
+    if first is None:
+        return False
+    before = question[: first.start()]
+    return bool(names_in(before)) or bool(_REFERENT.search(before))
 
 
 def _name(paper: Paper) -> str:

@@ -35,6 +35,11 @@ from .types import Paper
 K_MAX = 30  # themes an overview can still name; more only splits what a reader calls one
 TERMS = 10  # distinctive terms kept per theme
 LABEL_TERMS = 3  # of which the label names this many
+# A term that at least this share of the papers of most groups use tells no theme apart from
+# the others ("training, networks, neural" in a deep-learning venue), once there are enough
+# papers for shares to mean something.
+COMMON_SHARE = 0.2
+COMMON_MIN_PAPERS = 20
 _SILHOUETTE_SAMPLE = 4000  # papers the silhouette is measured on (it is quadratic)
 # silhouettes closer than this are a tie, and the tie goes to more groups: k-means' own
 # restarts move the silhouette by about as much, and an overview of two themes says little
@@ -208,6 +213,10 @@ def distinctive_terms(
     sizes = np.bincount(labels, minlength=groups)[:, None]
     scores[(per_group < 2) & (sizes >= 3)] = 0  # one paper's word names no group of three
     useful = np.array([_names_something(t) for t in vocabulary])
+    if len(documents) >= COMMON_MIN_PAPERS and groups >= 2:
+        # a term most groups use ("neural", "networks" in a deep-learning venue) names none
+        spread = (per_group / np.maximum(sizes, 1) >= COMMON_SHARE).sum(axis=0)
+        useful &= spread <= groups / 2
     return [_top_terms(vocabulary, np.where(useful, row, 0), n) for row in scores]
 
 
@@ -277,6 +286,11 @@ def checked_label(reply: str, terms: Sequence[str], papers: Sequence[Paper]) -> 
         known.update(tokenize(document(p)))
     top = {s for t in terms[:LABEL_TERMS] for s in tokenize(t)}
     if any(w not in known for w in words) or not top & set(words):
+        return ""
+    # most of its words must be the group's distinctive terms, not words every paper uses
+    # ("Deep Learning and Neural Networks")
+    distinctive = {s for t in terms for s in tokenize(t)}
+    if 2 * sum(w in distinctive for w in words) < len(words):
         return ""
     return label
 

@@ -67,3 +67,32 @@ def test_years_in_citations_are_not_filters() -> None:
     )
     assert not filters and query.endswith("(2025)?")
     assert parse_filters("ICML papers (Smith, 2019) style in 2018", VENUES)[0].year_min == 2018
+
+
+def test_a_pronoun_whose_referent_is_in_the_question_is_not_rewritten() -> None:
+    history = [_answer("Ensemble Adversarial Training: Attacks and Defenses")]
+    question = "How does NerveNet represent an agent, and what transfer tasks does it benchmark?"
+    assert rewrite_followup(question, history) == question
+    described = "Which datasets does the graph kernel paper use, and how does it do on them?"
+    assert rewrite_followup(described, history) == described
+    assert rewrite_followup("Which datasets does it use?", history) == (
+        "Which datasets does Ensemble Adversarial Training: Attacks and Defenses use?"
+    )
+
+
+def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
+    from rag.premise import compares, two_sides
+
+    two = (
+        "Which benchmark environments are NerveNet and the master-slave RL architecture tested on?"
+    )
+    assert compares(two)
+    assert compares("What tools do the private PCA paper and the Gaussian estimator rely on?")
+    assert compares("Between the rate paper and the optimizer paper, which is about statistics?")
+    assert not compares("How does NerveNet represent an agent, and what does it benchmark?")
+    assert not compares("Which papers study graphs?")
+    assert two_sides(two) == [
+        "Which benchmark environments are NerveNet",
+        "the master-slave RL architecture tested on?",
+    ]
+    assert two_sides("What does NerveNet do?") == []

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag import Assistant, Topic
@@ -133,3 +134,44 @@ def test_a_model_label_stands_only_in_the_groups_own_words(
     assert checked_label("Topic: Spoken audio.", speech.terms, speech.papers) == "Spoken audio"
     assert checked_label("Quantum chemistry of stars", speech.terms, speech.papers) == ""
     assert checked_label("Voice", speech.terms, speech.papers) == ""  # none of the top terms
+
+
+def test_words_most_papers_use_name_no_theme() -> None:
+    from rag.topics import COMMON_SHARE, distinctive_terms
+
+    docs = [f"neural networks training for speech audio {i}" for i in range(12)]
+    docs += [f"neural networks training for galaxy telescopes {i}" for i in range(12)]
+    labels = np.array([0] * 12 + [1] * 12)
+    terms = distinctive_terms(docs, labels)
+    assert COMMON_SHARE < 1
+    common = {"neural", "networks", "training"}
+    for group in terms:
+        assert group and not any(set(t.split()) <= common for t in group), group
+    assert "audio" in terms[0] and "galaxy telescopes" in terms[1]
+
+
+def test_a_model_label_of_words_every_paper_uses_is_refused(
+    fixture_index: Path, embedder: Embedder
+) -> None:
+    speech = next(
+        t for t in make_assistant(fixture_index, embedder).topics() if subject(t) == "speech"
+    )
+    assert checked_label("Speech and audio", speech.terms, speech.papers)
+    # one distinctive word among generic ones is not a name for the theme
+    assert checked_label("Deep neural speech learning models", speech.terms, speech.papers) == ""
+
+
+def test_map_labels_stay_inside_the_map_and_apart() -> None:
+    from ui.topics import HEIGHT, WIDTH, place_labels
+
+    centres = [(5.0, 5.0), (8.0, 9.0), (WIDTH - 2.0, HEIGHT - 1.0), (10.0, 8.0)]
+    texts = ["a very long label for a theme", "another long label", "edge label", "short"]
+    spots = place_labels(centres, texts)
+    boxes = []
+    for (x, y), text in zip(spots, texts, strict=True):
+        half = len(text) * 6.8 / 2
+        assert x - half >= 0 and x + half <= WIDTH and 12 <= y <= HEIGHT
+        boxes.append((x - half, y - 12, x + half, y + 3))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])

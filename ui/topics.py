@@ -92,10 +92,46 @@ def _drawn(topics: Sequence[Topic]) -> list[tuple[Topic, int]]:
     return [(t, max(1, round(t.size * share))) for t in topics]
 
 
+LABEL_CHARS = 40  # a map label is cut to this many characters
+_CHAR_WIDTH = 6.8  # px per character of the 12px label font (a wide average)
+_LINE = 16.0  # px between two labels stacked to keep them apart
+
+
+def place_labels(
+    centres: Sequence[tuple[float, float]], texts: Sequence[str]
+) -> list[tuple[float, float]]:
+    """Where each label goes (its text's centre, baseline): near its theme's centre, inside
+    the map, and clear of the labels placed before it (larger themes first), moved up or
+    down a line at a time."""
+    placed: list[tuple[float, float, float, float]] = []
+    spots = []
+    for (cx, cy), text in zip(centres, texts, strict=True):
+        half = min(len(text) * _CHAR_WIDTH, WIDTH - 8) / 2
+        x = min(max(cx, 4 + half), WIDTH - 4 - half)
+        y = cy
+        for step in range(0, 40):
+            offset = (step + 1) // 2 * _LINE * (1 if step % 2 else -1)
+            y = min(max(cy + offset, 14.0), HEIGHT - 4.0)
+            box = (x - half, y - 12, x + half, y + 3)
+            if not any(_overlap(box, other) for other in placed):
+                break
+        placed.append((x - half, y - 12, x + half, y + 3))
+        spots.append((x, y))
+    return spots
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def map_svg(topics: Sequence[Topic]) -> str:
-    """The papers as dots at their places, coloured by theme, each theme named at its centre."""
+    """The papers as dots at their places, coloured by theme, each theme named near its
+    centre (labels kept inside the map and apart: ``place_labels``)."""
     dots, labels = [], []
-    for topic, n in _drawn(topics):
+    drawn = _drawn(topics)
+    texts = [clip(readable(topic.label), LABEL_CHARS) for topic, _ in drawn]
+    spots = place_labels([_xy(_centre(topic.points)) for topic, _ in drawn], texts)
+    for (topic, n), text, (cx, cy) in zip(drawn, texts, spots, strict=True):
         fill = colour(topic.topic_id)
         for paper, point in zip(topic.papers[:n], topic.points[:n], strict=True):
             x, y = _xy(point)
@@ -104,10 +140,9 @@ def map_svg(topics: Sequence[Topic]) -> str:
                 f'<circle class="dot" data-topic="{topic.topic_id}" data-title="{title}" '
                 f'cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{fill}"><title>{title}</title></circle>'
             )
-        cx, cy = _xy(_centre(topic.points))
         labels.append(
             f'<text class="map-label" data-topic="{topic.topic_id}" x="{cx:.1f}" y="{cy:.1f}" '
-            f'text-anchor="middle">{esc(clip(readable(topic.label), 40))}</text>'
+            f'text-anchor="middle">{esc(text)}</text>'
         )
     return (
         f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Map of the papers by theme">'
