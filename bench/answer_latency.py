@@ -8,8 +8,9 @@ local backend: the time to the first checked statement shown (first visible text
 the finished answer, p50 and max. Then, for the same prompts in the same run, llama.cpp's
 own time (``create_chat_completion(stream=True)`` on the identical messages): its first
 token and its last. Each prompt starts from an empty KV cache on both sides, so neither
-gets the other's prompt for free. Targets: first visible text p50 <= 6 s, finished answer
-p50 <= 15 s on an idle machine.
+gets the other's prompt for free. Also the verifier's own time per answer (``rag.verifier``).
+Targets: first visible text p50 <= 6 s, finished answer p50 <= 15 s on an idle machine, the
+verifier <= 0.5 s per answer.
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{assistant.stats().papers} papers; {load_average()}")
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
+    verifying: list[float] = []  # the verifier's seconds per answer
+    scorer = assistant.verifier.model if assistant.verifier else None
     for question in single_paper_questions(args.n):
         llm.llama.reset()
         prompts.clear()
+        spent = scorer.seconds if scorer else 0.0
         started = time.perf_counter()
         first = None
         final = None
@@ -69,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(event, Answer):
                 final = event
         done = time.perf_counter() - started
+        verifying.append((scorer.seconds - spent) if scorer else 0.0)
         if not prompts or final is None:
             print(f"  (no model call: {question})")
             continue
@@ -86,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name:26} first text p50 {statistics.median(firsts):5.1f}s max {max(firsts):5.1f}s"
             f" | done p50 {statistics.median(dones):5.1f}s max {max(dones):5.1f}s"
+        )
+    if scorer:
+        print(
+            f"verifier: p50 {statistics.median(verifying):.2f}s, max {max(verifying):.2f}s per "
+            f"answer ({statistics.median(verifying) / statistics.median(r[1] for r in ours):.0%} "
+            "of the finished answer's p50)"
         )
     ratio = statistics.median(r[1] for r in ours) / statistics.median(r[1] for r in theirs)
     print(f"finished answer, rag / llama.cpp alone: {ratio:.2f}x  ({load_average()})")

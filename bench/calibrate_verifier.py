@@ -127,7 +127,8 @@ def choose(rows: list[Row], use: str) -> float:
         decided = (logits >= t) & (words if use == "support" else True)
         p, r, f1 = prf(decided, labels)
         if use == "support":
-            value = r if p >= 0.95 else -1 + (1.25 * p * r / (0.25 * p + r) if p + r else 0)
+            f05 = 1.25 * p * r / (0.25 * p + r) if p + r else 0.0
+            value = r if p >= 0.95 and r > 0 else -1 + f05
         elif use == "answers":
             tnr = float((~decided & ~labels).sum() / max((~labels).sum(), 1))
             value = (r + tnr) / 2
@@ -163,6 +164,14 @@ def report(rows: list[Row], thresholds: dict[str, float], title: str) -> None:
                 tnr = float((~decided & ~labels).sum() / max((~labels).sum(), 1))
                 extra = f"  unstated caught {tnr:.3f}"
             print(f"  {name:34s} precision {p:.3f}  recall {r:.3f}  F1 {f1:.3f}{extra}")
+        curve = []
+        for t_ in np.arange(-4, 6.01, 1.0):
+            dec = (logits >= t_) & (
+                np.array([r.words_ok for r in sel]) if use == "support" else True
+            )
+            p, r, _ = prf(dec, labels)
+            curve.append(f"{t_:+.0f}: {p:.2f}/{r:.2f}")
+        print("    precision/recall by threshold  " + "  ".join(curve))
         for corpus in dict.fromkeys(r.corpus for r in sel):
             part = [r for r in sel if r.corpus == corpus]
             lab = np.array([r.label for r in part])

@@ -110,8 +110,10 @@ def _answers_table(report: dict[str, Any]) -> str:
         ["numbers in no cited abstract", str(a["invented_numbers"])],
         ["answers repeating the prompt (5-word runs)", str(a["prompt_leaks"])],
         ["answerable questions refused (lists aside)", _num(a.get("answerable_refused"))],
-        ["lists: mean recall / precision", f"{_num(a.get('list_recall'))} / "
-         f"{_num(a.get('list_precision'))}"],
+        [
+            "lists: mean recall / precision",
+            f"{_num(a.get('list_recall'))} / {_num(a.get('list_precision'))}",
+        ],
         *([f"passed: {kind}", value] for kind, value in a.get("passed", {}).items()),
     ]
     title = f"## Answers ({c['retriever']}, `{c['llm']}`)"

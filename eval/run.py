@@ -173,8 +173,10 @@ def run_corpora(args: argparse.Namespace) -> int:
         one.questions = corpus.questions
         one.index_dir = indexes.BENCH_OUT / f"corpus-{name}"
         one.ingest = [corpus.path]
-        one.out = (args.out / name) if args.out else indexes.REPO / "eval" / "out" / (
-            f"corpus-{name}-{args.llm}"
+        one.out = (
+            (args.out / name)
+            if args.out
+            else indexes.REPO / "eval" / "out" / (f"corpus-{name}-{args.llm}")
         )
         print(f"== {name} ({corpus.split})", file=sys.stderr)
         worst = max(worst, run_one(one))

@@ -41,6 +41,7 @@ from .support import (
 )
 from .titles import introduced_names
 from .types import Answer, Backend, Citation, Coverage, Hit, Paper, Removed
+from .verifier import Verifier, passage
 
 REFUSAL = "The indexed papers do not cover this question."
 NO_PAPER = "No indexed paper does that"
@@ -258,7 +259,12 @@ class Gap:
     sources: list[Source]
 
 
-def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -> Gap | None:
+def find_gap(
+    question: str,
+    sources: list[Source],
+    asking: Sequence[str] = (),
+    verifier: Verifier | None = None,
+) -> Gap | None:
     """What the question presumes that its abstracts do not say, or None.
 
     A question that asks to find a paper ("Which paper ...?") presumes one does what it
@@ -273,6 +279,8 @@ def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -
     names = [paper_name(s.paper) for s in named]
     terms = premises.terms(question, [*asking, *names])
     required = premises.named_phrases(question, [*asking, *names])
+    if verifier is not None:
+        return _verified_gap(question, sources, named, terms, verifier)
     if premises.asks_to_find(question) and not named:
         found = premises.premise(question, terms, [s.abstract for s in sources], required)
         if found.holds:
@@ -306,6 +314,38 @@ def find_gap(question: str, sources: list[Source], asking: Sequence[str] = ()) -
         lead = f"{UNSTATED}: the {whose} abstract names none."
         return Gap("unstated", lead, [subject])
     return None
+
+
+def _verified_gap(
+    question: str,
+    sources: list[Source],
+    named: list[Source],
+    terms: list[str],
+    verifier: Verifier,
+) -> Gap | None:
+    """The verifier's reading of what a question presumes: a question asking which paper
+    does something needs one source that does it (``member``); a question asked of one
+    paper (named, or the source that holds it best) needs that abstract to hold what it
+    asks (``answers``). The lead names the question's words no source has, when some."""
+    readings = {
+        s.number: verifier.read(question, s.paper.title, s.abstract.sentences) for s in sources
+    }
+    if premises.asks_to_find(question) and not named:
+        if max(r.logit for r in readings.values()) >= verifier.threshold("member"):
+            return None
+        per_source = [premises.missing(terms, s.abstract) for s in sources]
+        everywhere = [t for t in terms if all(t in lack for lack in per_source)]
+        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
+        tail = f": none of the closest abstracts mentions {words}" if words else ""
+        return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
+    subject = named[0] if named else max(sources, key=lambda s: readings[s.number].logit)
+    if readings[subject.number].logit >= verifier.threshold("answers"):
+        return None
+    whose = paper_name(subject.paper) or subject.paper.title
+    lacking = premises.missing(terms, subject.abstract)
+    words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
+    said = f"does not mention {words}" if words else "does not state what the question asks"
+    return Gap("unstated", f"{UNSTATED}: the {whose} abstract {said}.", [subject])
 
 
 def _best_covering(terms: list[str], sources: list[Source]) -> Source:
@@ -446,8 +486,15 @@ class Checker:
     ``shown``, ``citations()`` and ``removed()`` are what the final ``Answer`` is made of.
     """
 
-    def __init__(self, sources: list[Source], embedder: Embedder, question: str = "") -> None:
+    def __init__(
+        self,
+        sources: list[Source],
+        embedder: Embedder,
+        question: str = "",
+        verifier: Verifier | None = None,
+    ) -> None:
         self.question = question
+        self.verifier = verifier
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
         self.embedder = embedder
@@ -538,9 +585,12 @@ class Checker:
 
 def falls_short(checker: Checker, question: str) -> bool:
     """Nothing the model wrote survived the check, or what did lacks the number or the
-    names the question asks for."""
+    names the question asks for; with a verifier, or none of it answers the question (a
+    statement that only says the question back answers nothing)."""
     if not checker.citations():
         return True
+    if checker.verifier is not None and not premises.compares(question):
+        return not answers(checker, question)
     if premises.compares(question) and len(checker.order) < min(2, len(checker.sources)):
         return True  # a comparison that speaks of one paper only
     shown = plain(checker.shown)
@@ -550,6 +600,19 @@ def falls_short(checker: Checker, question: str) -> bool:
     if premises.asks_for_names(question):
         return not any(n.lower() not in asked for n in names_in(shown))
     return False
+
+
+def answers(checker: Checker, question: str) -> bool:
+    """Whether a statement that stands answers the question, as the verifier reads it
+    (the statement, under its source's title, as the passage)."""
+    verifier = checker.verifier
+    assert verifier is not None
+    pairs = [
+        (question, passage(checker.sources[v.sources[0]].paper.title, v.statement.text))
+        for v in checker.verdicts
+        if v.kept
+    ]
+    return bool(pairs) and float(verifier.scores(pairs).max()) >= verifier.threshold("answers")
 
 
 def _complete(text: str) -> str:
@@ -572,16 +635,33 @@ def _key(text: str) -> str:
 
 
 # -- the extractive backend ------------------------------------------------------------------
-def extractive_reply(scored: list[ScoredHit], question: str = "") -> str:
-    """No LLM: each source's sentences that best answer the question, cited; a question
-    asking how many prefers sentences with numbers, one asking which datasets or models
-    prefers sentences that name some."""
+def extractive_reply(
+    scored: list[ScoredHit], question: str = "", verifier: Verifier | None = None
+) -> str:
+    """No LLM: each source's sentences that best answer the question, cited: with a
+    verifier, the window it reads as answering best first; otherwise, and after it, those
+    closest in meaning (a question asking how many prefers sentences with numbers, one
+    asking which datasets or models prefers sentences that name some)."""
     per_paper = {1: 3, 2: 2}.get(len(scored), 1)  # say more when fewer papers are relevant
     lines = []
     for number, s in enumerate(scored, start=1):
-        said = " ".join(_best_sentences(s, per_paper, question)).rstrip(" .")
+        chosen = _answering_sentences(s, question, verifier) if verifier and question else []
+        for x in _best_sentences(s, per_paper + len(chosen), question):
+            if len(chosen) >= max(per_paper, 2 if chosen else 0):
+                break
+            if x not in chosen:
+                chosen.append(x)
+        order = {x: i for i, x in enumerate(s.sentences)}
+        said = " ".join(sorted(chosen, key=lambda x: order.get(x, 0))).rstrip(" .")
         lines.append(f"- {s.hit.paper.title}: {said} [{number}].")
     return "\n".join(lines)
+
+
+def _answering_sentences(s: ScoredHit, question: str, verifier: Verifier) -> list[str]:
+    """The sentences of the window the verifier reads as answering the question best."""
+    reading = verifier.read(question, s.hit.paper.title, s.sentences)
+    pair = range(reading.window, min(reading.window + 2, len(s.sentences)))
+    return [s.sentences[i] for i in pair if not is_boilerplate(s.sentences[i])]
 
 
 def stream_reply(pieces: Iterator[str]) -> Iterator[str]:

@@ -22,8 +22,9 @@ from .retrieve import Filters, Retriever, search_mode
 from .settings import Settings, backend_name, get_settings
 from .snapshot import Corpus
 from .store import PaperStore, describe
-from .topics import Topic, TopicCache, topics_of
+from .topics import Topic, TopicCache, selection_key, topics_of
 from .types import Answer, Backend, Hit, Paper, SearchMode, Step
+from .verifier import Verifier
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class IndexStats:
     years: dict[int, int]
     embedder: str
     chunk_tokens: int
+
+
+SUGGESTION_TOPICS_MAX = 3000  # a larger index suggests a theme only once its themes are cached
 
 
 class Assistant:
@@ -66,6 +70,8 @@ class Assistant:
             embedder, settings.retrieval.sentence_cache
         )
         limit_blas(settings.retrieval.blas_threads)
+        # loaded on first use: commands that do not answer never read it
+        self.verifier = Verifier() if settings.checks.verifier else None
         self._llms: dict[str, Any] = dict(llms or {})
         self._llm_lock = threading.Lock()
 
@@ -223,6 +229,32 @@ class Assistant:
         Cached under the index's version stamp."""
         return self._topics(Filters(venue=venue, year_min=year, year_max=year), llm)
 
+    def suggestions(self, n: int = 3) -> list[str]:
+        """Questions to start with, made from what the index holds: its main themes, a list
+        question on its largest theme, and what one named paper reports."""
+        corpus = self.retriever.corpus
+        if not corpus.papers:
+            return []
+        stats = self.stats()
+        where = "the indexed papers"
+        if len(stats.venues) == 1 and len(stats.years) == 1:
+            where = f"{next(iter(stats.venues))} {next(iter(stats.years))}"
+        asked = [f"What are the main themes of {where}?"]
+        if len(corpus.papers) <= SUGGESTION_TOPICS_MAX or TopicCache(self.store).read(
+            corpus, selection_key(None, None, None)
+        ):
+            themes = [t for t in self.topics() if t.terms]
+            if themes:
+                asked.append(f"Which papers are about {themes[0].terms[0]}?")
+        names = sorted(
+            (name, p.paper_id)
+            for p in corpus.papers.values()
+            if (name := answering.paper_name(p)) and len(name) <= 20
+        )
+        if names:
+            asked.append(f"What does the {names[len(names) // 2][0]} paper report?")
+        return asked[:n]
+
     def _topics(self, chosen: Filters, llm: str | None) -> list[Topic]:
         backend = backend_name(llm or self.settings.llm.backend)
         model = None if backend == "extractive" else self.llm(backend)
@@ -316,11 +348,11 @@ class Assistant:
             yield refused.text
             yield refused
             return
-        gap = answering.find_gap(query, sources, self.retriever.corpus.venues)
+        gap = answering.find_gap(query, sources, self.retriever.corpus.venues, self.verifier)
         if unlisted is not None and (gap is None or gap.coverage != "no_paper"):
             # none listed: the closest papers are shown as what they are, not as the list
             gap = answering.none_listed(unlisted, sources)
-        checker = answering.Checker(sources, self.embedder, query)
+        checker = answering.Checker(sources, self.embedder, query, self.verifier)
         started = time.perf_counter()
         if gap:
             yield gap.lead + "\n"
@@ -382,18 +414,25 @@ class Assistant:
         k: int | None,
         filters: dict[str, Any],
     ) -> list[answering.ScoredHit]:
-        """A comparison that names one paper and describes the other ("the dataset valuation
-        paper and RLER"): the other is the best paper for the question without the name."""
+        """The two papers a comparison sets side by side: those it names, else the best
+        paper for each half of the question ("How do NoisyNet" / "RESLOPE differ ..."), so
+        a paper described rather than named ("the dataset valuation paper") is found too."""
         named = [s for s in relevant if s.named]
-        if len(named) != 1:
+        if len(named) >= 2:
             return relevant
-        rest = answering.without_name(query, named[0].hit.paper)
-        own = named[0].hit.paper.paper_id
-        hits = [h for h in self.search(rest, k, **filters) if h.paper.paper_id != own]
-        others = [s for s in self._relevant(rest, hits) if not s.named]
-        if not others:
+        picked: list[answering.ScoredHit] = []
+        for side in premises.two_sides(query):
+            taken = {s.hit.paper.paper_id for s in picked}
+            hits = [h for h in self.search(side, k, **filters) if h.paper.paper_id not in taken]
+            scored = self._relevant(side, hits)
+            own = [s for s in scored if s.named] or scored
+            if own:
+                picked.append(replace(own[0], named=True))
+        if len(picked) != 2:
             return relevant
-        return [*named, replace(others[0], named=True)]
+        # read against the whole question, as any source is
+        rescored = answering.score_hits(query, [s.hit for s in picked], self.sentence_vectors)
+        return [replace(s, named=True) for s in rescored]
 
     def _generate(
         self,
@@ -408,12 +447,12 @@ class Assistant:
         messages = answering.build_messages(query, sources)
         yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
 
-    @staticmethod
     def _extract(
-        query: str, relevant: list[answering.ScoredHit], sources: list[answering.Source]
+        self, query: str, relevant: list[answering.ScoredHit], sources: list[answering.Source]
     ) -> str:
         by_id = {s.hit.paper.paper_id: s for s in relevant}
-        return answering.extractive_reply([by_id[s.paper.paper_id] for s in sources], query)
+        chosen = [by_id[s.paper.paper_id] for s in sources]
+        return answering.extractive_reply(chosen, query, self.verifier)
 
     def _finish(
         self,

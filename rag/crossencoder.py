@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
@@ -48,6 +49,8 @@ class CrossEncoder:
         self.threads = threads
         self._lock = threading.Lock()
         self._kept: OrderedDict[tuple[str, str], float] = OrderedDict()
+        self.seconds = 0.0  # spent scoring, all calls together (bench/answer_latency.py)
+        self.pairs_scored = 0
 
     @cached_property
     def manifest(self) -> dict[str, Any]:
@@ -100,7 +103,10 @@ class CrossEncoder:
             known = {p: self._kept[p] for p in pairs if p in self._kept}
         todo = list(dict.fromkeys(p for p in pairs if p not in known))
         if todo:
+            started = time.perf_counter()
             known.update(zip(todo, self._score(todo), strict=True))
+            self.seconds += time.perf_counter() - started
+            self.pairs_scored += len(todo)
             with self._lock:
                 for p in todo:
                     self._kept[p] = known[p]

@@ -109,6 +109,19 @@ class RetrievalSettings(_Section):
     )
 
 
+class CheckSettings(_Section):
+    verifier: bool = Field(
+        default=False,
+        description=(
+            "Judge whether an abstract holds what a question asks of it (else 'the abstract "
+            "does not say') and whether any source does what a 'which paper' question asks "
+            "(else 'no indexed paper does that') with the trained verifier "
+            "(rag/data/models/verifier); false (the default, see docs/any-conference.md): the "
+            "word checks alone."
+        ),
+    )
+
+
 class LocalLLMSettings(_Section):
     model_path: Path | None = Field(
         default=None, description="GGUF file; empty means the bundled Qwen2.5-Coder-1.5B."
@@ -155,6 +168,7 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    checks: CheckSettings = Field(default_factory=CheckSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
 

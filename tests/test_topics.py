@@ -175,3 +175,22 @@ def test_map_labels_stay_inside_the_map_and_apart() -> None:
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+
+
+def test_suggested_questions_come_from_the_index(fixture_index: Path, embedder: Embedder) -> None:
+    asked = make_assistant(fixture_index, embedder).suggestions()
+    assert asked[0] == "What are the main themes of TOPICS 2025?"
+    theme = re.fullmatch(r"Which papers are about (.+)\?", asked[1])
+    assert theme and any(theme[1] in words for words in SUBJECTS.values()), asked
+    assert not any("CSR" in q for q in asked)
+
+
+def test_a_comparison_of_two_described_papers_cites_both(
+    fixture_index: Path, embedder: Embedder
+) -> None:
+    answer = make_assistant(fixture_index, embedder).ask(
+        "How do the paper that detects exoplanet transits and the paper that generates "
+        "drug-like molecules differ in what they produce?"
+    )
+    cited = {c.paper.paper_id for c in answer.citations}
+    assert {"astro-2", "molecules-1"} <= cited, answer.text

@@ -35,10 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EXAMPLES = (
-    "Which papers tackle model merging?",
-    "What does the CSR paper report?",
-    "Which paper reconstructs protein structures from cryo-EM maps?",
+EXAMPLES = (  # when the index is empty; otherwise Assistant.suggestions() of what it holds
+    "What are the main themes of the indexed papers?",
 )
 BACKEND_LABELS: dict[Backend, str] = {
     "local": "Local model",
@@ -350,6 +348,15 @@ def build_app(assistant: Assistant) -> gr.Blocks:
     return demo
 
 
+def suggested(assistant: Assistant) -> list[str]:
+    """The example questions: from the index (its themes and papers), else ``EXAMPLES``."""
+    try:
+        return assistant.suggestions() or list(EXAMPLES)
+    except RagError as exc:
+        log.warning("No suggested questions: %s", exc)
+        return list(EXAMPLES)
+
+
 def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> SimpleNamespace:
     settings = assistant.settings
     venues, years = _filter_choices(stats)
@@ -363,7 +370,7 @@ def _chat_tab(gr: Any, assistant: Assistant, stats: IndexStats | None) -> Simple
             with gr.Row(elem_id="examples") as examples:
                 buttons = [
                     gr.Button(q, size="sm", variant="secondary", scale=0, min_width=0)
-                    for q in EXAMPLES
+                    for q in suggested(assistant)
                 ]
             with gr.Row(elem_id="composer", equal_height=True):
                 question = gr.Textbox(
