@@ -18,7 +18,8 @@ from .errors import InputError
 from .ingest import IngestReport, Progress, ingest
 from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
-from .retrieve import Filters, Retriever, search_mode
+from .retrieve import Filters, Retriever, checked_k, search_mode
+from .sanitize import visible
 from .settings import Settings, backend_name, get_settings
 from .snapshot import Corpus
 from .store import PaperStore, describe
@@ -167,8 +168,10 @@ class Assistant:
         ``min_relevance``: leave out papers none of whose abstract sentences reaches this
         cosine similarity to the question (unless it names them).
         """
+        question = visible(question)
         if not question.strip():
             raise InputError("the question is empty. Type a question about the papers.")
+        k = checked_k(k, self.settings.retrieval.k)
         mode = search_mode(mode)
         # embedding the question (the slowest step) starts at once, on another core; it is
         # used unless parsing takes filter words out of the question
@@ -197,12 +200,13 @@ class Assistant:
         ``filters`` as for ``search``."""
         from .llama_retriever import PaperRetriever
 
-        return PaperRetriever(self, k, **filters)
+        return PaperRetriever(self, checked_k(k, self.settings.retrieval.k), **filters)
 
     def find_all(self, question: str, *, parse: bool = True, **filters: Any) -> lists.PaperList:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of
         its abstract that says why; not the top k."""
+        question = visible(question)
         if not question.strip():
             raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
@@ -213,6 +217,7 @@ class Assistant:
     def related(self, paper: Paper | str, k: int = 5, **filters: Any) -> list[Hit]:
         """The ``k`` papers nearest ``paper`` (a Paper, an id or a title) by their stored
         vectors, within the filters (as for ``search``)."""
+        k = checked_k(k, 5)
         corpus = self.retriever.corpus
         found = lists.resolve(corpus, paper)
         if found is None or isinstance(found, list):
@@ -282,8 +287,9 @@ class Assistant:
     ) -> tuple[Filters, str]:
         """The filters given (``search``'s keywords) over those the question names, and the
         question without the latter."""
+        corpus = corpus or self.retriever.corpus
         parsed, query = (
-            parse_filters(question, (corpus or self.retriever.corpus).venues)
+            parse_filters(question, corpus.venues, corpus.titles_naming_filters)
             if parse
             else (Filters(), question)
         )
@@ -321,6 +327,8 @@ class Assistant:
         is rewritten into a standalone question, exposed as ``Answer.query``.
         """
         backend = backend_name(llm or self.settings.llm.backend)
+        k = checked_k(k, self.settings.retrieval.k)
+        question = visible(question)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         yield Step("searching")

@@ -14,6 +14,7 @@ from typing import Any
 
 from .jsonform import answer_json, hit_json, topic_json
 from .markup import readable
+from .sanitize import web_link
 
 BUNDLED = Path(__file__).parent / "data" / "icml2026_abstracts.txt"
 
@@ -278,7 +279,7 @@ def print_list_page(found: Any, page: int, per_page: int) -> None:
     print("\nReferences:")
     for n, listed in enumerate(found.papers[start:stop], start=start + 1):
         p = listed.paper
-        where = ", ".join(x for x in (p.venue_year, p.url) if x)
+        where = ", ".join(x for x in (p.venue_year, web_link(p.url)) if x)
         print(f"[{n}] {readable(p.label)}" + (f". {where}" if where else ""))
 
 
@@ -388,7 +389,7 @@ def render_references(answer: Any) -> str:
     lines = ["References:"]
     for c in answer.citations:
         p = c.paper
-        where = ", ".join(x for x in (p.venue_year, p.url) if x)
+        where = ", ".join(x for x in (p.venue_year, web_link(p.url)) if x)
         lines.append(f"[{c.number}] {readable(p.label)}" + (f". {where}" if where else ""))
         if c.quote:
             lines.append(f'    "{_clip(readable(c.quote), 240)}"')

@@ -18,18 +18,58 @@ _BEFORE = re.compile(rf"\b(?:before|until|up to)\s+{_YEAR}\b", re.I)
 _ONE_YEAR = re.compile(rf"\b(?:in\s+|of\s+)?{_YEAR}\b")
 
 
-def parse_filters(question: str, venues: Sequence[str]) -> tuple[Filters, str]:
+def parse_filters(
+    question: str, venues: Sequence[str], titles: Sequence[str] = ()
+) -> tuple[Filters, str]:
     """Filters named in the question, and the question with them taken out.
 
     Venues are recognised only when the index holds them, so words like "Nature" or
-    "ACL" are left alone in a corpus without them.
+    "ACL" are left alone in a corpus without them. A year or venue the question quotes as
+    part of one of ``titles`` ("Winning the NeurIPS 2018 Pommerman Competition") names that
+    paper, not a filter.
     """
-    venue, text = _take_venue(question, venues)
+    kept: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        kept.append(m.group(0))
+        return f"\ue000{len(kept) - 1}\ue001"
+
+    scan = question
+    for phrase in _title_phrases(question, venues, titles):
+        scan = phrase.sub(keep, scan)
+    venue, text = _take_venue(scan, venues)
     year_min, year_max, text = _take_years(text)
+    text = re.sub(r"\ue000(\d+)\ue001", lambda m: kept[int(m.group(1))], text)
     text = re.sub(r"\s{2,}", " ", text).strip(" ,")
     if venue is None and year_min is None and year_max is None:
         return Filters(), question
     return Filters(venue=venue, year_min=year_min, year_max=year_max), text or question
+
+
+def _title_phrases(
+    question: str, venues: Sequence[str], titles: Sequence[str]
+) -> list[re.Pattern[str]]:
+    """Three words of a title around each year or venue it holds, where the question has
+    them: the question quotes the title there."""
+    marks = [r"\d{4}", *map(re.escape, venues)]
+    if not titles or not re.search("|".join(marks), question, re.I):
+        return []
+    named = {v.lower() for v in venues}
+    found = []
+    for title in titles:
+        words = [w.strip(".,:;!?()\"'") for w in title.split()]
+        for i, word in enumerate(words):
+            if not (re.fullmatch(_YEAR, word) or word.lower() in named):
+                continue
+            for start in (i - 1, i, i - 2):
+                window = words[max(start, 0) : start + 3] if start >= 0 else []
+                if len(window) == 3 and all(window):
+                    body = r"\W+".join(map(re.escape, window))
+                    phrase = re.compile(rf"(?<!\w){body}(?!\w)", re.I)
+                    if phrase.search(question):
+                        found.append(phrase)
+                        break
+    return found
 
 
 def _take_venue(question: str, venues: Sequence[str]) -> tuple[str | None, str]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .sanitize import visible
 from .titles import derive_title, strip_markup
 from .types import Paper
 
@@ -456,11 +457,11 @@ def _abstract(value: Any) -> str:
         raise _BadRecord("record has no abstract")
     if not isinstance(value, str):
         raise _BadRecord(f"abstract is {_kind(value)}, not text")
-    return " ".join(value.split())
+    return " ".join(visible(value).split())
 
 
 def _title(value: Any) -> str:
-    return strip_markup(value) if isinstance(value, str) else _scalar("title", value)
+    return strip_markup(visible(value)) if isinstance(value, str) else _scalar("title", value)
 
 
 def _scalar(name: str, value: Any) -> str:
@@ -473,7 +474,7 @@ def _scalar(name: str, value: Any) -> str:
 
 
 def _text(value: Any) -> str:
-    return " ".join(str(value).split()) if value is not None else ""
+    return " ".join(visible(str(value)).split()) if value is not None else ""
 
 
 def _paper_id(value: Any, abstract: str) -> str:

@@ -33,6 +33,18 @@ def search_mode(mode: str) -> SearchMode:
     return cast(SearchMode, mode)
 
 
+K_MAX = 50  # papers one search, answer or listing of neighbours may retrieve
+
+
+def checked_k(k: object, default: int) -> int:
+    """``k`` as given (None: ``default``), or an ``InputError`` saying what it may be."""
+    if k is None:
+        return default
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= K_MAX:
+        raise InputError(f"k must be a whole number from 1 to {K_MAX}; got {k!r}.")
+    return int(k)
+
+
 @dataclass(frozen=True)
 class Filters:
     """Metadata a hit must match. Text matches ignore case; authors and keywords by substring."""
@@ -146,7 +158,7 @@ class Retriever:
         """One hit per paper, best first. ``mode`` is "hybrid", "bm25" or "dense";
         ``corpus``: the snapshot to search, if the caller has just checked it is current;
         ``embedding``: the query's vector from ``embed_later``."""
-        k = k or self.settings.k
+        k = checked_k(k, self.settings.k)
         stage = self.first_stage(query, filters, mode, corpus, embedding)
         if mode == "hybrid" and self.settings.fusion != "rrf":
             return fusion.by_score(stage, k, query, self.settings)

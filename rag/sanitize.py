@@ -64,6 +64,22 @@ def safe_text(text: str) -> str:
     return _TAG_START.sub("< ", text)  # a browser opens no tag at "< "
 
 
+# Characters that show nothing but split or reorder words ("ker\u200dnels"): zero-width spaces
+# and joiners, the soft hyphen, word joiners and invisible operators, the byte-order mark,
+# and the bidirectional embedding, override and isolate controls.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """``text`` without the characters that show nothing (questions and abstracts alike)."""
+    return _INVISIBLE.sub("", text)
+
+
+def web_link(url: str) -> str:
+    """``url`` when it is an http(s) link, else "" (what a printed reference may show)."""
+    return url if re.match(r"https?://\S+$", url.strip(), re.I) else ""
+
+
 def safe_url(url: str) -> str:
     """``url`` unless a browser would run it (``javascript:``, ``data:``...); else ""."""
     return "" if unsafe_url(url) else url

@@ -78,7 +78,7 @@ class EmbedderSettings(_Section):
 
 
 class RetrievalSettings(_Section):
-    k: int = 5
+    k: int = Field(default=5, ge=1, le=50, description="Papers retrieved per question.")
     candidates: int = Field(default=50, description="Chunks taken from each side before fusion.")
     fusion: Literal["learned", "score", "rrf"] = Field(
         default="learned",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 import shutil
 import time
 import uuid
@@ -53,6 +54,14 @@ class Corpus:
     @cached_property
     def venues(self) -> list[str]:
         return sorted({p.venue for p in self.papers.values() if p.venue})
+
+    @cached_property
+    def titles_naming_filters(self) -> list[str]:
+        """Titles holding a year or an indexed venue's name, which a question quoting them
+        does not mean as a filter (``rag.question.parse_filters``)."""
+        venues = "|".join(re.escape(v) for v in self.venues)
+        holds = re.compile(rf"\b(?:19[5-9]\d|20\d\d{'|' + venues if venues else ''})\b", re.I)
+        return [p.title for p in self.papers.values() if holds.search(p.title)]
 
     @cached_property
     def years(self) -> list[int]:

@@ -250,3 +250,95 @@ def test_a_closed_pipe_ends_the_command_quietly(bundled_index: Path) -> None:
     stderr = proc.stderr.read()
     assert proc.wait(timeout=120) == 141
     assert stderr == ""
+
+
+# -- how many papers -------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [-5, 0, 51, 1.5, "3", True])
+def test_k_outside_1_to_50_is_one_error_at_every_door(bundled, k: Any) -> None:
+    from rag import InputError
+
+    for call in (
+        lambda: bundled.search("test-time defense", k=k),
+        lambda: bundled.ask("What does the CSR paper report?", k=k, llm="extractive"),
+        lambda: bundled.related(bundled.papers()[0], k=k),
+    ):
+        with pytest.raises(InputError, match="k must be a whole number from 1 to 50"):
+            call()
+    import gradio as gr
+
+    with pytest.raises(gr.Error, match="k must be a whole number from 1 to 50"):
+        Handlers(bundled).ask_json("What does the CSR paper report?", k=k, backend="extractive")
+
+
+def test_the_cli_refuses_a_negative_k_in_one_line(bundled_index: Path) -> None:
+    cli = rag_cli("search", "test-time defense", "--k", "-5", "--index-dir", str(bundled_index))
+    assert cli.returncode != 0
+    assert cli.stdout == ""
+    assert cli.stderr.strip().count("\n") == 0
+    assert "k must be a whole number from 1 to 50" in cli.stderr
+    most = rag_cli("search", "learning", "--k", "50", "--index-dir", str(bundled_index))
+    assert most.returncode == 0 and most.stdout, most.stderr
+
+
+def test_zero_width_characters_split_no_word(tmp_path: Path, embedder: Embedder) -> None:
+    assistant = make_assistant(tmp_path / "idx", embedder)
+    source = write_jsonl(
+        tmp_path / "papers.jsonl",
+        [
+            {
+                "id": "kernels",
+                "url": "javascript:alert(1)",
+                "title": "Spectral ker\u200dnels for graphs",
+                "abstract": "We learn spectral ker\u200bnels on graphs. They beat random walk "
+                "kernels on four molecule benchmarks.",
+            },
+            {"id": "other", "title": "Speech enhancement", "abstract": HOSTILE},
+        ],
+    )
+    assistant.ingest([source])
+    paper = next(p for p in assistant.papers() if p.paper_id == "kernels")
+    assert "kernels" in paper.title and "kernels" in paper.abstract
+    hits = assistant.search("spectral ker\u200dnels", k=1, mode="bm25")
+    assert hits[0].paper.paper_id == "kernels"
+    answer = assistant.ask("What do the spectral ker\u200cnels beat?", llm="extractive")
+    assert 'ker"' not in answer.text and 'nels"' not in answer.text
+    assert any(c.paper.paper_id == "kernels" for c in answer.citations), answer.text
+    cli = rag_cli(
+        "ask",
+        "What do spectral kernels beat?",
+        "--llm",
+        "extractive",
+        "--index-dir",
+        str(tmp_path / "idx"),
+    )
+    assert cli.returncode == 0 and "References:" in cli.stdout, cli.stderr
+    assert "javascript" not in cli.stdout  # a printed reference shows only web links
+
+
+def test_asking_by_a_title_with_a_year_finds_that_paper(tmp_path: Path, embedder: Embedder) -> None:
+    assistant = make_assistant(tmp_path / "idx", embedder)
+    source = write_jsonl(
+        tmp_path / "papers.jsonl",
+        [
+            {
+                "id": "pommerman",
+                "title": "Winning the NeurIPS 2018 Pommerman Competition",
+                "abstract": "We describe the agent that won a multi-agent game competition. "
+                "It combines tree search with a learned value function.",
+                "venue": "ACML",
+                "year": 2019,
+            },
+            {
+                "id": "go",
+                "title": "Tree search for the game of Go",
+                "abstract": "We combine tree search with a learned value function for Go.",
+                "venue": "NeurIPS",
+                "year": 2018,
+            },
+        ],
+    )
+    assistant.ingest([source])
+    answer = assistant.ask(
+        "What does Winning the NeurIPS 2018 Pommerman Competition combine?", llm="extractive"
+    )
+    assert answer.citations and answer.citations[0].paper.paper_id == "pommerman", answer.text

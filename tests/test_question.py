@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rag.question import parse_filters, rewrite_followup
+from rag.retrieve import Filters
 from rag.types import Answer, Citation, Paper
 
 VENUES = ["ICML", "NeurIPS", "ICLR"]
@@ -96,3 +97,16 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
         "the master-slave RL architecture tested on?",
     ]
     assert two_sides("What does NerveNet do?") == []
+
+
+def test_a_year_or_venue_quoted_as_part_of_a_title_is_no_filter() -> None:
+    titles = ["Winning the NeurIPS 2018 Pommerman Competition", "Atlas 2030: sky surveys"]
+    venues = ["NeurIPS", "ACML"]
+    asked = "What does Winning the NeurIPS 2018 Pommerman Competition report?"
+    assert parse_filters(asked, venues, titles) == (Filters(), asked)
+    asked = "What does atlas 2030: sky surveys find?"  # three words of the title, any case
+    assert parse_filters(asked, venues, titles) == (Filters(), asked)
+    # outside a title's words, the same year and venue are filters
+    scoped, rest = parse_filters("Which NeurIPS 2018 papers study games?", venues, titles)
+    assert (scoped.venue, scoped.year_min, scoped.year_max) == ("NeurIPS", 2018, 2018)
+    assert rest == "Which papers study games?"

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from rag.sanitize import safe_text, safe_url, unsafe_url
+from rag.sanitize import safe_text, safe_url, unsafe_url, visible, web_link
 
 UNCHANGED = [
     "Model merging averages the weights of fine-tuned models [1].",
@@ -152,3 +152,15 @@ def test_hostile_input_is_handled_in_linear_time() -> None:
         out = safe_text(text)
         assert time.perf_counter() - started < 2.0, text[:10]
         assert "<script" not in out and "javascript" not in out
+
+
+def test_invisible_characters_are_taken_out_and_nothing_else() -> None:
+    assert visible("ker\u200dnels and\u200b bi\u202eases\ufeff") == "kernels and biases"
+    assert visible("Über naïve café: x ≤ 2 ∑ β") == "Über naïve café: x ≤ 2 ∑ β"
+
+
+def test_a_printed_reference_shows_only_web_links() -> None:
+    assert web_link("https://arxiv.org/abs/1") == "https://arxiv.org/abs/1"
+    assert web_link("HTTP://example.org/x") == "HTTP://example.org/x"
+    for url in ("javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "ftp://x", ""):
+        assert web_link(url) == "", url
