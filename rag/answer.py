@@ -21,6 +21,7 @@ import numpy as np
 from . import premise as premises
 from .chunking import split_sentences
 from .embedder import Embedder
+from .instructions import abstract_sentences
 from .lexical import tokenize
 from .sanitize import safe_text
 from .support import (
@@ -139,7 +140,7 @@ def score_hits(
     Sentence-level similarity separates relevant from unrelated papers far better than
     whole-chunk similarity: a question usually matches one or two sentences of an abstract.
     """
-    per_paper = [tuple(split_sentences(h.paper.abstract) or [h.paper.abstract]) for h in hits]
+    per_paper = [abstract_sentences(h.paper.abstract) for h in hits]
     flat = [s for sentences in per_paper for s in sentences]
     vectors = sentence_vectors(flat)
     sims = vectors @ sentence_vectors.embedder.embed_query(question)

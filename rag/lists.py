@@ -25,7 +25,7 @@ import numpy as np
 from . import answer as answering
 from . import premise as premises
 from .answer import SentenceVectors
-from .chunking import split_sentences
+from .instructions import abstract_sentences
 from .lexical import tokenize, top_chunks
 from .retrieve import Filters, dense_top
 from .snapshot import Corpus
@@ -459,7 +459,7 @@ def answer_events(
 
 
 def _abstract(number: int, paper: Paper, sentence_vectors: SentenceVectors) -> Abstract:
-    sentences = split_sentences(paper.abstract) or [paper.abstract]
+    sentences = list(abstract_sentences(paper.abstract))
     vectors = sentence_vectors(sentences)
     return Abstract.of(number, paper.title, paper.abstract, vectors, sentence_vectors)
 

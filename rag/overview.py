@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 
 from . import answer as answering
 from .answer import SentenceVectors
-from .chunking import split_sentences
 from .embedder import Embedder
+from .instructions import abstract_sentences
 from .lexical import tokenize
 from .retrieve import Filters
 from .support import (
@@ -91,7 +91,7 @@ def representatives(topic: Topic, label: str, n: int = PER_THEME) -> list[Paper]
 def theme_sentence(paper: Paper, label: str, terms: Sequence[str]) -> str:
     """The abstract's sentence that says most of the theme's name, then of its own work
     ("we ..."), then of its other terms; never one about earlier work or where the code is."""
-    sentences = split_sentences(paper.abstract) or [paper.abstract]
+    sentences = list(abstract_sentences(paper.abstract))
     wanted = theme_stems(label)
     others = {s for t in terms for s in tokenize(t)}
 
@@ -207,7 +207,7 @@ class ThemeChecker(answering.Checker):
 def sources_for(papers: list[Paper], sentence_vectors: SentenceVectors) -> list[answering.Source]:
     sources = []
     for n, paper in enumerate(papers, start=1):
-        sentences = tuple(split_sentences(paper.abstract) or [paper.abstract])
+        sentences = abstract_sentences(paper.abstract)
         vectors = sentence_vectors(list(sentences))
         abstract = Abstract.of(n, paper.title, paper.abstract, vectors, sentence_vectors)
         sources.append(answering.Source(n, Hit(paper, 1.0), sentences, abstract))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .chunking import split_sentences
+from .instructions import abstract_sentences
 from .lexical import tokenize
 from .titles import SYMBOLS
 
@@ -137,7 +138,7 @@ class Abstract:
     ) -> Abstract:
         """``vectors`` are the sentences'; ``embed`` (if given) embeds their parts."""
         text = plain(f"{title}. {abstract}")
-        sentences = tuple(split_sentences(abstract) or [abstract])
+        sentences = abstract_sentences(abstract)
         parts = [(i, p) for i, s in enumerate(sentences) for p in sentence_parts(s)]
         return cls(
             number=number,

@@ -342,3 +342,22 @@ def test_asking_by_a_title_with_a_year_finds_that_paper(tmp_path: Path, embedder
         "What does Winning the NeurIPS 2018 Pommerman Competition combine?", llm="extractive"
     )
     assert answer.citations and answer.citations[0].paper.paper_id == "pommerman", answer.text
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ({"year": "abc"}, "year must be a year"),
+        ({"year": True}, "year must be a year"),
+        ({"venue": 123}, "venue must be text"),
+        ({"k": "abc"}, "k must be a whole number"),
+        ({"question": 123}, "Ask a question"),
+        ({"backend": 5}, "backend must be one of"),
+    ],
+)
+def test_the_ask_endpoint_answers_wrong_types_with_a_message(bundled, args, said) -> None:
+    import gradio as gr
+
+    call = {"question": "What does the CSR paper report?", "backend": "extractive", **args}
+    with pytest.raises(gr.Error, match=said):
+        Handlers(bundled).ask_json(**call)

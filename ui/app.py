@@ -21,7 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
+from rag import Answer, Assistant, ConfigError, IndexStats, InputError, RagError, Settings, Step
 from rag.jsonform import answer_json
 from rag.types import Backend
 
@@ -98,10 +98,15 @@ def openai_configured(settings: Settings) -> bool:
 def filter_kwargs(venue: str | None, year: str | int | None) -> dict[str, Any]:
     """``venue=``/``year=`` for ``Assistant.stream``; an empty choice means no filter."""
     options: dict[str, Any] = {}
-    if venue:
+    if venue not in (None, ""):
+        if not isinstance(venue, str):
+            raise InputError(f"venue must be text, such as ICML; got {venue!r}.")
         options["venue"] = venue
     if year not in (None, ""):
-        options["year"] = int(year)
+        text = str(year).strip()
+        if isinstance(year, bool) or not text.isdigit() or not 1000 <= int(text) <= 2999:
+            raise InputError(f"year must be a year such as 2026; got {year!r}.")
+        options["year"] = int(text)
     return options
 
 
@@ -142,9 +147,9 @@ class Handlers:
         history = [t.answer for t in turns if t.answer is not None]
         turns = [*turns, Turn(question)]
         yield self.view(turns, clear=True)
-        options = {"k": int(k), **filter_kwargs(venue, year)}
         draft, shown = "", 0.0
         try:
+            options = {"k": int(k), **filter_kwargs(venue, year)}
             for event in self.events(question, history, backend, **options):
                 if isinstance(event, Answer):
                     turns[-1] = Turn(question, answer=event)
@@ -201,8 +206,10 @@ class Handlers:
         import gradio as gr
 
         backend = backend or self.assistant.settings.llm.backend
-        if not (question or "").strip():
-            raise gr.Error("Ask a question.")
+        if not isinstance(question, str) or not question.strip():
+            raise gr.Error("Ask a question (text).")
+        if not isinstance(backend, str):
+            raise gr.Error(f"backend must be one of {', '.join(BACKEND_LABELS)}.")
         if backend not in {value for _, value in BACKENDS}:
             raise gr.Error(f"Unknown backend {backend!r}; use {', '.join(BACKEND_LABELS)}.")
         offered, why_not = backend_choices(self.assistant.settings)
