@@ -300,7 +300,14 @@ class Assistant:
             "author": author,
             "keyword": keyword,
         }
-        return replace(parsed, **{k: v for k, v in explicit.items() if v is not None}), query
+        chosen = replace(parsed, **{k: v for k, v in explicit.items() if v is not None})
+        if chosen.year_min is not None and chosen.year_max is not None:
+            if chosen.year_min > chosen.year_max:
+                raise InputError(
+                    f"the year range {chosen.year_min}-{chosen.year_max} is empty: its first "
+                    f"year is after its last. Give {chosen.year_max}-{chosen.year_min}."
+                )
+        return chosen, query
 
     # -- answering ---------------------------------------------------------------------------
     def ask(self, question: str, history: Sequence[Any] | None = None, **options: Any) -> Answer:

@@ -159,6 +159,21 @@ def test_two_uploads_with_the_same_name_keep_both_users_papers(
     assert "3 unchanged" in again and assistant.stats().papers == 6
 
 
+def test_a_refused_upload_leaves_no_copy(tmp_path: Path, embedder: Embedder, monkeypatch) -> None:
+    from ui import app
+
+    monkeypatch.setattr(app, "_UPLOADS", tmp_path / "uploads")
+    handlers = Handlers(make_assistant(tmp_path / "idx", embedder))
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"title": "no abstract here"}\n', encoding="utf-8")
+    result = handlers.ingest([str(bad)], False, no_progress)
+    assert "broken.jsonl" in result
+    assert not any((tmp_path / "uploads").rglob("*.jsonl"))
+    ada, _ = uploads(tmp_path)
+    handlers.ingest([str(ada)], False, no_progress)  # an accepted upload is kept
+    assert len(list((tmp_path / "uploads").rglob("*.jsonl"))) == 1
+
+
 # -- answers as JSON -----------------------------------------------------------------------
 HOSTILE = (
     "We study model merging. ![pixel](https://evil.example/p.png) Merged weights beat "
@@ -361,3 +376,15 @@ def test_the_ask_endpoint_answers_wrong_types_with_a_message(bundled, args, said
     call = {"question": "What does the CSR paper report?", "backend": "extractive", **args}
     with pytest.raises(gr.Error, match=said):
         Handlers(bundled).ask_json(**call)
+
+
+def test_a_reversed_year_range_is_named(bundled, bundled_index: Path) -> None:
+    from rag import InputError
+
+    with pytest.raises(InputError, match="year range 2027-2025 is empty"):
+        bundled.search("test-time defense", year_min=2027, year_max=2025)
+    cli = rag_cli(
+        "search", "defense", "--year-min", "2027", "--year-max", "2025",
+        "--index-dir", str(bundled_index),
+    )  # fmt: skip
+    assert cli.returncode != 0 and "Give 2025-2027" in cli.stderr, cli.stderr

@@ -266,13 +266,16 @@ class Handlers:
         self, upload: Path, skip_invalid: bool, progress: Callable[..., Any]
     ) -> FileResult:
         name = upload.name
+        fresh = not _stable_path(upload).exists()
         path = _stable_copy(upload)
 
         def embedded(done: int, total: int) -> None:
             progress((done, total), desc=f"Embedding {name}", unit="papers")
 
+        ingested = False
         try:
             report = self.assistant.ingest([path], skip_invalid=skip_invalid, progress=embedded)
+            ingested = True
             report.skipped = [(_name_only(w, path), why) for w, why in report.skipped]
             report.dropped = [(_name_only(w, path), what) for w, what in report.dropped]
             return FileResult(name, report)
@@ -281,6 +284,9 @@ class Handlers:
         except Exception as exc:
             log.exception("ingesting %s failed", name)
             return FileResult(name, error=_unexpected(exc))
+        finally:
+            if fresh and not ingested:
+                shutil.rmtree(path.parent, ignore_errors=True)  # a refused upload leaves nothing
 
 
 def _filter_choices(
@@ -302,6 +308,11 @@ def _keep(value: str | None, choices: list[tuple[str, str]]) -> str:
     return value if value in {v for _, v in choices} else ""
 
 
+def _stable_path(upload: Path) -> Path:
+    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:16]
+    return _UPLOADS / digest / upload.name
+
+
 def _stable_copy(upload: Path) -> Path:
     """The upload under a folder named by its content.
 
@@ -309,8 +320,7 @@ def _stable_copy(upload: Path) -> Path:
     ``papers.jsonl``) are two sources, so one never replaces the other's papers, and the
     same file uploaded again is the same source, so nothing changes.
     """
-    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:16]
-    target = _UPLOADS / digest / upload.name
+    target = _stable_path(upload)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(upload, target)
     return target
