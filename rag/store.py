@@ -29,7 +29,14 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import ConfigError, EmbedderMismatchError, NoIndexError, RagError, StoreError
+from .errors import (
+    ConfigError,
+    EmbedderMismatchError,
+    IndexError_,
+    NoIndexError,
+    RagError,
+    StoreError,
+)
 from .settings import StoreSettings
 from .types import Paper
 
@@ -135,10 +142,45 @@ def _embedded_client(path: str, chroma_settings: Any) -> Any:
     import chromadb
     from chromadb.api.shared_system_client import SharedSystemClient as Shared
 
+    _check_database(Path(path))
     with Shared._refcount_lock:
         Shared._identifier_to_system.pop(path, None)
         Shared._identifier_to_refcount.pop(path, None)
-    return chromadb.PersistentClient(path=path, settings=chroma_settings)
+    try:
+        return chromadb.PersistentClient(path=path, settings=chroma_settings)
+    except Exception as exc:  # chromadb's InternalError carries SQLite's reason in its text
+        reason = " ".join(str(exc).split())
+        if re.search(r"malformed|not a database|file is encrypted|corrupt", reason, re.I):
+            raise _damaged(Path(path), re.sub(r"^.*\(code: \d+\)\s*", "", reason)) from None
+        raise
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_database(folder: Path) -> None:
+    """A database file that is there but is no SQLite database (empty, overwritten) is
+    damage to report, never a file for Chroma to recreate over the index."""
+    db = folder / "chroma.sqlite3"
+    try:
+        with db.open("rb") as f:
+            head = f.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise IndexError_(f"Cannot read the index database {db} ({exc.strerror}).") from None
+    if not head:
+        raise _damaged(folder, "the file is empty")
+    if head != _SQLITE_MAGIC:
+        raise _damaged(folder, "file is not a database")
+
+
+def _damaged(folder: Path, reason: str) -> IndexError_:
+    return IndexError_(
+        f"The index in {folder}/ is damaged ({folder / 'chroma.sqlite3'}: {reason}). Restore "
+        "the folder from a copy, or move it aside and index your paper lists again with "
+        "`rag ingest PATH`."
+    )
 
 
 def _server_error(settings: StoreSettings, exc: Exception) -> ConfigError:

@@ -388,3 +388,31 @@ def test_a_reversed_year_range_is_named(bundled, bundled_index: Path) -> None:
         "--index-dir", str(bundled_index),
     )  # fmt: skip
     assert cli.returncode != 0 and "Give 2025-2027" in cli.stderr, cli.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random", "empty"])
+def test_a_damaged_database_is_one_line_and_left_as_it_is(
+    tmp_path: Path, embedder: Embedder, damage: str
+) -> None:
+    import hashlib
+
+    index = tmp_path / "idx"
+    source = write_jsonl(
+        tmp_path / "p.jsonl", [{"id": "a", "title": "A paper", "abstract": "We study things."}]
+    )
+    make_assistant(index, embedder).ingest([source])
+    db = index / "chroma.sqlite3"
+    if damage == "truncated":
+        with db.open("r+b") as f:
+            f.truncate(20000)
+    elif damage == "random":
+        db.write_bytes(os.urandom(200_000))
+    else:
+        db.write_bytes(b"")
+    before = hashlib.md5(db.read_bytes()).hexdigest()
+    for command in (["stats"], ["search", "things"], ["ingest", str(source)]):
+        cli = rag_cli(*command, "--index-dir", str(index))
+        assert cli.returncode != 0, command
+        assert cli.stderr.strip().count("\n") == 0, cli.stderr
+        assert "is damaged" in cli.stderr and "Restore the folder" in cli.stderr, cli.stderr
+    assert hashlib.md5(db.read_bytes()).hexdigest() == before  # never recreated over
