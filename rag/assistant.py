@@ -41,7 +41,14 @@ class IndexStats:
     chunk_tokens: int
 
 
-SUGGESTION_TOPICS_MAX = 3000  # a larger index suggests a theme only once its themes are cached
+SUGGESTION_TOPICS_MAX = 3000
+
+
+def _asked(question: object) -> str:
+    """A question as text, without the characters that show nothing."""
+    if not isinstance(question, str):
+        raise InputError(f"the question must be text; got {type(question).__name__}.")
+    return visible(question)  # a larger index suggests a theme only once its themes are cached
 
 
 class Assistant:
@@ -168,7 +175,7 @@ class Assistant:
         ``min_relevance``: leave out papers none of whose abstract sentences reaches this
         cosine similarity to the question (unless it names them).
         """
-        question = visible(question)
+        question = _asked(question)
         if not question.strip():
             raise InputError("the question is empty. Type a question about the papers.")
         k = checked_k(k, self.settings.retrieval.k)
@@ -206,7 +213,7 @@ class Assistant:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of
         its abstract that says why; not the top k."""
-        question = visible(question)
+        question = _asked(question)
         if not question.strip():
             raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
@@ -287,6 +294,16 @@ class Assistant:
     ) -> tuple[Filters, str]:
         """The filters given (``search``'s keywords) over those the question names, and the
         question without the latter."""
+        if not isinstance(question, str):
+            raise InputError(f"the question must be text; got {type(question).__name__}.")
+        texts: dict[str, object] = {"venue": venue, "author": author, "keyword": keyword}
+        for name, given in texts.items():
+            if given is not None and not isinstance(given, str):
+                raise InputError(f"{name} must be text; got {given!r}.")
+        years: dict[str, object] = {"year": year, "year_min": year_min, "year_max": year_max}
+        for name, given in years.items():
+            if given is not None and (isinstance(given, bool) or not isinstance(given, int)):
+                raise InputError(f"{name} must be a whole year such as 2026; got {given!r}.")
         corpus = corpus or self.retriever.corpus
         parsed, query = (
             parse_filters(question, corpus.venues, corpus.titles_naming_filters)
@@ -335,7 +352,7 @@ class Assistant:
         """
         backend = backend_name(llm or self.settings.llm.backend)
         k = checked_k(k, self.settings.retrieval.k)
-        question = visible(question)
+        question = _asked(question)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         yield Step("searching")

@@ -416,3 +416,24 @@ def test_a_damaged_database_is_one_line_and_left_as_it_is(
         assert cli.stderr.strip().count("\n") == 0, cli.stderr
         assert "is damaged" in cli.stderr and "Restore the folder" in cli.stderr, cli.stderr
     assert hashlib.md5(db.read_bytes()).hexdigest() == before  # never recreated over
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        ({"question": 123}, "question must be text"),
+        ({"venue": 123}, "venue must be text"),
+        ({"year": "abc"}, "year must be a whole year"),
+        ({"year_min": 2020.5}, "year_min must be a whole year"),
+        ({"author": ["Ada"]}, "author must be text"),
+    ],
+)
+def test_the_python_api_refuses_wrong_types_with_input_error(bundled, call, said) -> None:
+    from rag import InputError
+
+    args = {"question": "test-time defense", **call}
+    question = args.pop("question")
+    with pytest.raises(InputError, match=said):
+        bundled.search(question, **args)
+    with pytest.raises(InputError, match=said):
+        bundled.ask(question, llm="extractive", **args)
