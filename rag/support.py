@@ -229,6 +229,21 @@ def numbers_in(text: str, standalone: bool = False) -> list[str]:
     return found
 
 
+def _named_as_earlier_work(statement: str, abstract: Abstract) -> str:
+    """A name of the statement that the abstract writes only in sentences about earlier
+    work ("methods such as RMSProp, Adam, Nadam ..."): the paper's statement cannot take it
+    as its own."""
+    own = abstract.name.lower()
+    for name in names_in(plain(statement)):
+        if name.lower() == own or name.lower() in plain(abstract.title).lower():
+            continue
+        pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I)
+        holding = [s for s in abstract.sentences if pattern.search(plain(s))]
+        if holding and all(about_earlier_work(s, abstract.name) for s in holding):
+            return name
+    return ""
+
+
 def names_in(text: str) -> list[str]:
     """Words that name something: acronyms, method and dataset names, mid-sentence capitals."""
     text = MARKER.sub(" ", text)
@@ -349,9 +364,11 @@ def _surface(text: str, stems: list[str]) -> list[str]:
 
 
 _EARLIER = re.compile(
-    r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|"
-    r"state-of-the-art|sota|earlier|recent|most) (\w+ )?(methods?|approaches|works?|"
-    r"techniques|solvers|models|defenses|systems|algorithms|studies|frameworks)\b|"
+    r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|popular|"
+    r"state-of-the-art|sota|earlier|recent|recently proposed|most|many|several) "
+    r"([\w-]+ ){0,3}(methods?|approaches|works?|"
+    r"techniques|solvers|models|defenses|systems|algorithms|optimi[sz]ers|studies|"
+    r"frameworks)\b|"
     r"\b[A-Z]{2,}\w* (methods|approaches|techniques|solvers|defenses)\b|\bdespite the promise\b|"
     r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b|"
     r"\b[A-Z][\w-]+ (and [A-Z][\w-]+ )?et al\b",  # "Jung et al. (2025) introduce ..."
@@ -434,8 +451,11 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
         words = ", ".join(_surface(statement, extra))
         return "", f"the cited abstract does not say {words}"
     sentence = abstract.sentences[index]
-    if about_earlier_work(sentence, abstract.name) and not about_earlier_work(statement, None):
-        return "", "the cited abstract says this of earlier work, not of this paper"
+    if not about_earlier_work(statement, None):
+        if about_earlier_work(sentence, abstract.name):
+            return "", "the cited abstract says this of earlier work, not of this paper"
+        if earlier := _named_as_earlier_work(statement, abstract):
+            return "", f'the cited abstract names "{earlier}" only as earlier work'
     claims = _CLAIM.findall(plain(statement).lower())
     near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
     if any(re.search(rf"\b{c}\b", near) is None for c in claims):
@@ -602,6 +622,10 @@ def repeats(statement: Statement, question: str) -> bool:
 
 
 def is_lead_in(statement: Statement) -> bool:
-    """A connective with nothing to check: "Two papers match:", "Yes."."""
-    words = content_stems(statement.text)
-    return statement.text.rstrip().endswith(":") and len(words) <= 4 or not words
+    """A connective with nothing to check: "Two papers match:", "Yes.", "In short,". A
+    whole sentence that says nothing checkable ("This method is described in the abstract.")
+    is no connective: no abstract states it, so it goes."""
+    text = statement.text.rstrip()
+    if text.endswith(":"):
+        return len(content_stems(text)) <= 4
+    return len(text.split()) <= 3 and not content_stems(text)

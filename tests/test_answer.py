@@ -390,3 +390,16 @@ def test_what_one_paper_says_of_its_own_algorithms_stands(bundled_index, embedde
     a, _ = scripted(bundled_index, embedder, reply)
     answer = a.ask("What regret bound does CLASP give for strongly convex problems?")
     assert "both CLASP algorithms guarantee" in answer.text, answer.removed
+
+
+def test_a_sentence_that_says_nothing_checkable_is_not_shown(bundled_index, embedder) -> None:
+    a, _ = scripted(
+        bundled_index,
+        embedder,
+        "This method is described in the abstract. It is explained there in detail. "
+        "CSR outperforms the SOTA by an average of 18.1% against strong APGD [1].",
+    )
+    answer = a.ask("What does the CSR paper report?")
+    assert "described in the abstract" not in answer.text
+    assert "explained there" not in answer.text
+    assert "18.1%" in answer.text, answer.text

@@ -1,0 +1,42 @@
+"""The statement check on small made-up abstracts, not on any indexed corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag import support
+from rag.embedder import Embedder
+
+TITLE = "Taming Momentum: Stable Adaptive Optimisers"
+ABSTRACT = (
+    "Several recently proposed adaptive optimisers such as RMSProp, Adam and Nadam scale "
+    "their updates by running averages of squared gradients. We show that these methods can "
+    "diverge on simple convex problems. We propose TameAdam, an Adam variant with a long-term "
+    "memory of past gradients, and prove that it converges."
+)
+
+
+@pytest.fixture(scope="module")
+def abstract(embedder: Embedder) -> support.Abstract:
+    sentences = list(support.Abstract.of(1, TITLE, ABSTRACT, embedder.embed(["x"])).sentences)
+    return support.Abstract.of(1, TITLE, ABSTRACT, embedder.embed(sentences), embedder.embed)
+
+
+def kept(text: str, abstract: support.Abstract, embedder: Embedder) -> support.Verdict:
+    statement = support.Statement(text, (1,), 0)
+    return support.judge(statement, embedder.embed_query(support.plain(text)), {1: abstract})
+
+
+def test_a_name_the_abstract_gives_only_as_earlier_work_is_not_the_papers(
+    abstract: support.Abstract, embedder: Embedder
+) -> None:
+    wrong = kept("The Adam variant with long-term memory proposed here is called Nadam.", abstract,
+                 embedder)  # fmt: skip
+    assert not wrong.kept
+    assert "Nadam" in wrong.reason
+    right = kept("The Adam variant with long-term memory proposed here is called TameAdam.",
+                 abstract, embedder)  # fmt: skip
+    assert right.kept, right.reason
+    # a statement about the earlier work may name it
+    assert kept("Existing optimisers such as Nadam scale their updates by running averages.",
+                abstract, embedder).kept  # fmt: skip
