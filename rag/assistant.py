@@ -369,6 +369,11 @@ class Assistant:
                 return
             unlisted = found.topic
         hits = self.search(query, k, **filters)
+        note = ""
+        if not hits and (emptied := self._emptied_by(query, filters)):
+            # a filter read from the question's words left nothing: say so, search everything
+            note = f"No indexed paper is from {emptied}; these are from all indexed papers."
+            hits = self.search(query, k, parse=False, **filters)
         relevant = self._relevant(query, hits)
         if premises.compares(query):
             relevant = self._compared(query, relevant, k, filters)
@@ -386,6 +391,8 @@ class Assistant:
             gap = answering.none_listed(unlisted, sources)
         checker = answering.Checker(sources, self.embedder, query, self.verifier)
         started = time.perf_counter()
+        if note:
+            yield note + "\n"
         if gap:
             yield gap.lead + "\n"
             reply: Iterable[str] = [answering.gap_reply(gap, relevant, sources)]
@@ -412,10 +419,29 @@ class Assistant:
                 if shown := checker.close():
                     yield shown
         timings["generate"] = time.perf_counter() - started
-        final = self._finish(checker, gap, query, hits, backend, timings)
+        final = self._finish(checker, gap, query, hits, backend, timings, note)
         if final.coverage == "not_covered":
             yield final.text
         yield final
+
+    def _emptied_by(self, question: str, filters: dict[str, Any]) -> str:
+        """The venue and years read from the question's words ("NeurIPS 2018"), when the
+        filters given do not set them: what to name when they leave no paper."""
+        corpus = self.retriever.corpus
+        parsed, _ = parse_filters(question, corpus.venues, corpus.titles_naming_filters)
+        given = {name for name, value in filters.items() if value is not None}
+        parts = []
+        if parsed.venue and "venue" not in given:
+            parts.append(parsed.venue)
+        if not given & {"year", "year_min", "year_max"}:
+            low, high = parsed.year_min, parsed.year_max
+            if low is not None and high is not None:
+                parts.append(str(low) if low == high else f"{low}-{high}")
+            elif low is not None:
+                parts.append(f"{low} on")
+            elif high is not None:
+                parts.append(f"before {high + 1}")
+        return " ".join(parts)
 
     def _overview(
         self, query: str, backend: Backend, filters: dict[str, Any], timings: dict[str, float]
@@ -494,13 +520,14 @@ class Assistant:
         hits: list[Hit],
         backend: Backend,
         timings: dict[str, float],
+        note: str = "",
     ) -> Answer:
         citations = checker.citations()
         removed = checker.removed()
         if not citations and not gap:
             refused = answering.refusal(query, hits, backend, timings)
             return replace(refused, removed=removed, removed_citations=checker.removed_markers)
-        text = (f"{gap.lead}\n" if gap else "") + checker.shown
+        text = (f"{note}\n" if note else "") + (f"{gap.lead}\n" if gap else "") + checker.shown
         return Answer(
             text=text.strip(),
             grounded=True,

@@ -437,3 +437,36 @@ def test_the_python_api_refuses_wrong_types_with_input_error(bundled, call, said
         bundled.search(question, **args)
     with pytest.raises(InputError, match=said):
         bundled.ask(question, llm="extractive", **args)
+
+
+def test_a_year_that_leaves_no_paper_is_named_and_the_search_widened(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    assistant = make_assistant(tmp_path / "idx", embedder)
+    source = write_jsonl(
+        tmp_path / "papers.jsonl",
+        [
+            {
+                "id": "go",
+                "title": "Tree search for the game of Go",
+                "abstract": "We combine tree search with a learned value function for Go. "
+                "The agent beats a professional player in five of five games.",
+                "venue": "ACML",
+                "year": 2019,
+            },
+            {
+                "id": "speech",
+                "title": "Streaming speech recognition",
+                "abstract": "We transcribe spoken audio with a streaming transducer.",
+                "venue": "ACML",
+                "year": 2019,
+            },
+        ],
+    )
+    assistant.ingest([source])
+    answer = assistant.ask("What does the 2018 tree search work for Go beat?", llm="extractive")
+    assert answer.text.startswith("No indexed paper is from 2018;"), answer.text
+    assert answer.citations and answer.citations[0].paper.paper_id == "go", answer.text
+    # a filter passed on purpose is kept as given
+    kept = assistant.ask("What does the tree search work for Go beat?", llm="extractive", year=2018)
+    assert not kept.citations
