@@ -41,14 +41,14 @@ class IndexStats:
     chunk_tokens: int
 
 
-SUGGESTION_TOPICS_MAX = 3000
+SUGGESTION_TOPICS_MAX = 3000  # a larger index suggests a theme only once its themes are cached
 
 
 def _asked(question: object) -> str:
     """A question as text, without the characters that show nothing."""
     if not isinstance(question, str):
         raise InputError(f"the question must be text; got {type(question).__name__}.")
-    return visible(question)  # a larger index suggests a theme only once its themes are cached
+    return visible(question)
 
 
 class Assistant:
@@ -294,8 +294,6 @@ class Assistant:
     ) -> tuple[Filters, str]:
         """The filters given (``search``'s keywords) over those the question names, and the
         question without the latter."""
-        if not isinstance(question, str):
-            raise InputError(f"the question must be text; got {type(question).__name__}.")
         texts: dict[str, object] = {"venue": venue, "author": author, "keyword": keyword}
         for name, given in texts.items():
             if given is not None and not isinstance(given, str):

@@ -97,3 +97,24 @@ def test_the_verifier_is_off_unless_the_setting_turns_it_on(tmp_path: Path, embe
     on = off.with_overrides(**{"checks.verifier": True})
     assert Assistant(on, PaperStore(on.store), embedder).verifier is not None
     assert Assistant(off, PaperStore(off.store), embedder).verifier is None
+
+
+def test_with_the_verifier_on_an_unasked_detail_is_said_to_be_unstated(
+    tmp_path: Path, embedder
+) -> None:
+    import json
+
+    from rag.assistant import Assistant
+    from rag.store import PaperStore
+
+    source = tmp_path / "papers.jsonl"
+    source.write_text(json.dumps({"id": "q", "title": TITLE, "abstract": ABSTRACT}) + "\n")
+    settings = Settings().with_overrides(
+        **{"store.index_dir": tmp_path / "idx", "checks.verifier": True}
+    )
+    assistant = Assistant(settings, PaperStore(settings.store), embedder)
+    assistant.ingest([source])
+    unstated = assistant.ask("What learning rate does Quillnet use?", llm="extractive")
+    assert unstated.coverage == "unstated", unstated.text
+    stated = assistant.ask("Which database is Quillnet trained on?", llm="extractive")
+    assert stated.coverage == "answered" and "Pfam" in stated.text, stated.text

@@ -266,8 +266,7 @@ class Handlers:
         self, upload: Path, skip_invalid: bool, progress: Callable[..., Any]
     ) -> FileResult:
         name = upload.name
-        fresh = not _stable_path(upload).exists()
-        path = _stable_copy(upload)
+        path, fresh = _stable_copy(upload)
 
         def embedded(done: int, total: int) -> None:
             progress((done, total), desc=f"Embedding {name}", unit="papers")
@@ -308,22 +307,19 @@ def _keep(value: str | None, choices: list[tuple[str, str]]) -> str:
     return value if value in {v for _, v in choices} else ""
 
 
-def _stable_path(upload: Path) -> Path:
-    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:16]
-    return _UPLOADS / digest / upload.name
-
-
-def _stable_copy(upload: Path) -> Path:
-    """The upload under a folder named by its content.
+def _stable_copy(upload: Path) -> tuple[Path, bool]:
+    """The upload under a folder named by its content, and whether it is new there.
 
     The index records each paper's source path: two uploads with the same name (two users'
     ``papers.jsonl``) are two sources, so one never replaces the other's papers, and the
     same file uploaded again is the same source, so nothing changes.
     """
-    target = _stable_path(upload)
+    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:16]
+    target = _UPLOADS / digest / upload.name
+    fresh = not target.exists()
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(upload, target)
-    return target
+    return target, fresh
 
 
 def _name_only(text: str, path: Path) -> str:
