@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 # Lowest cosine to sentence-transformers an export may have on REFERENCE_TEXTS. fp32 is the
-# same computation; int8 measured 0.985-0.99 on abstracts (README, Speed).
+# same computation; int8 measured 0.985-0.99 on abstracts (docs/speed.md).
 MIN_COSINE = {"fp32": 0.999, "int8": 0.97}
 OPSET = 17
 

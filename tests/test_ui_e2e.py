@@ -325,7 +325,7 @@ def test_the_app_starts_without_an_index(browser: Any, embedder: Embedder, tmp_p
         banner = page.wait_for_selector("#banner .banner")
         assert "No papers to search yet" in banner.inner_text()
         assert "Library" in banner.inner_text()
-        page.get_by_role("button", name="Which papers tackle model merging?").click()
+        page.get_by_role("button", name="What are the main themes of the indexed papers?").click()
         page.wait_for_selector("#turn-1[data-done]")
         error = page.inner_text("#turn-1 .error")
         assert "Could not answer." in error and "Traceback" not in error
