@@ -2,15 +2,18 @@
 
     .venv/bin/python bench/soak.py --clients 4 --seconds 120 --batch 20
     .venv/bin/python bench/soak.py --store server
+    .venv/bin/python bench/soak.py --clients 8 --seconds 600 --index bench/out/needle-index
 
-Builds a fresh index of the bundled ICML 2026 abstracts, starts `rag serve` on it (the
+Builds a fresh index of the bundled ICML 2026 abstracts (``--index``: a copy of that index
+folder instead, such as the 23k needle index), starts `rag serve` on it (the
 folder, or with ``--store server`` the folder served by `chroma run`) and, for
 ``--seconds``, runs ``--clients`` gradio clients calling the "ask" API (extractive backend)
 while another process runs `rag ingest` over and over: each run adds the next ``--batch``
 papers of ml_abstracts.jsonl, and every third one also edits the abstracts of the batch
 before it (their chunks are replaced). After each ingest the server is asked for every new
 or edited paper by its title. Prints the requests and errors (target: none), the papers the
-server found after each ingest, and the server's memory at the start and the end.
+server found after each ingest, and the server's resident memory over time: sampled every
+``--sample`` seconds, with its growth after the first two minutes (target: at most 10%).
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--batch", type=int, default=20, help="papers added per ingest")
     parser.add_argument("--papers", type=Path, default=DATA, help="where new papers come from")
+    parser.add_argument("--index", type=Path, help="start from a copy of this index folder")
+    parser.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="rag-soak-"))
@@ -62,12 +67,18 @@ def main(argv: list[str] | None = None) -> int:
         store = ["--index-dir", str(folder)]
         if args.store == "server":
             store = ["--chroma-url", stack.enter_context(ChromaServer(folder)).url]
-        _ingest(store, BUNDLED)
+        if args.index:
+            shutil.copytree(args.index, folder)
+        else:
+            _ingest(store, BUNDLED)
         url, server = stack.enter_context(rag_serve(store))
         client(url).predict("warm-up question", 5, None, None, "extractive", api_name="/ask")
         start_mb = vm_mb(server.pid, "VmRSS")
         print(f"rag serve ({args.store} store) at {url}; memory {start_mb:.0f} MiB")
         asking = Asking()
+        memory: list[tuple[float, float]] = []
+        sampler = threading.Thread(target=_sample, args=(server.pid, args.sample, asking, memory))
+        sampler.start()
         threads = [
             threading.Thread(target=_ask_until_stopped, args=(url, asking, i))
             for i in range(args.clients)
@@ -77,9 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         deadline = time.monotonic() + args.seconds
         ingests = _ingest_until(args, store, url, work, deadline, server.pid)
         asking.stop.set()
-        for t in threads:
+        for t in [*threads, sampler]:
             t.join()
         _report(args, asking, ingests, start_mb, server.pid)
+        _report_memory(memory)
     return 0
 
 
@@ -165,6 +177,30 @@ def _ask_until_stopped(url: str, asking: Asking, offset: int) -> None:
         except Exception as exc:  # a failed request is what this counts
             with asking.lock:
                 asking.errors.append(f"{type(exc).__name__}: {exc}"[:200])
+
+
+def _sample(pid: int, every: float, asking: Asking, memory: list[tuple[float, float]]) -> None:
+    """The server's resident memory every ``every`` seconds until the clients stop."""
+    started = time.monotonic()
+    while True:
+        memory.append((time.monotonic() - started, vm_mb(pid, "VmRSS")))
+        if asking.stop.wait(every):
+            return
+
+
+def _report_memory(memory: list[tuple[float, float]], settled: float = 120.0) -> None:
+    """Resident memory once a minute, and its growth from the first two minutes to the end."""
+    minutes = {int(t // 60): mb for t, mb in memory}
+    print(
+        "server memory (MiB) by minute: " + ", ".join(f"{m}:{mb:.0f}" for m, mb in minutes.items())
+    )
+    after = [mb for t, mb in memory if t >= settled]
+    if len(after) >= 2:
+        growth = (max(after) - after[0]) / after[0]
+        print(
+            f"after {settled:.0f}s: {after[0]:.0f} MiB, at most {max(after):.0f} MiB, at the end "
+            f"{after[-1]:.0f} MiB: growth {growth:.1%} (target <= 10%)"
+        )
 
 
 def _report(

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from . import snapshot
 from .chunking import Chunk, chunk_paper
 from .embedder import Batch, Embedder, Prepared
 from .errors import InputError
@@ -280,6 +281,7 @@ def ingest(
         store.delete_chunks([cid for pid in plan.delete for cid in state[pid].chunk_ids])
         report.chunks_written = _write_papers(store, embedder, plan.write, state, progress)
         store.bump_version()
+    snapshot.publish(store)  # readers load this instead of opening Chroma
     report.seconds = time.perf_counter() - started
     return report
 

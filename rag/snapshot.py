@@ -1,15 +1,20 @@
-"""A snapshot of the index in memory, and its cache on disk.
+"""A snapshot of the index in memory, and its copies on disk.
 
 ``Corpus`` holds the index's papers, its chunks, their stored vectors and their BM25
-matrix, as they were at one version stamp of the index. It is built from the index itself
-and cached on disk under that stamp, so it stays in step with every ingest, in this
-process or another, and a fresh process loads it instead of rebuilding it.
+matrix, as they were at one version stamp of the index. Each ingest into a folder writes
+it into that folder (``publish``: ``<index>/snapshot/<stamp>/``), so that reading the
+index (search, ask, stats, topics) never opens Chroma, which writes to its folder whenever
+it opens one, and works in a folder the reader may not write to. Without a published
+snapshot (a Chroma server, an ingest cut short) it is built from the index and cached under
+the user's cache folder. Either copy is read only under the index's current stamp, so it
+stays in step with every ingest, in this process or another. The copies hold JSON and
+plain numpy arrays, never pickles: a shared index folder cannot run code in its reader.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
+import json
 import re
 import shutil
 import time
@@ -17,6 +22,7 @@ import uuid
 from dataclasses import astuple, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -162,32 +168,57 @@ def _cache_path(store: PaperStore) -> Path:
     return cache_dir() / "corpus" / key
 
 
+SNAPSHOT_DIR = "snapshot"  # in an index folder: the snapshot its last ingest published
+
+
+def _published_path(store: PaperStore) -> Path | None:
+    return None if store.settings.chroma_url else Path(store.settings.index_dir) / SNAPSHOT_DIR
+
+
 def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
-    """The corpus at the index's current version: from the disk cache, else built.
+    """The corpus at the index's current version: as published in the index folder, else
+    from the user's cache, else built from the index (and cached).
 
     A snapshot is cached only if the index kept its version while it was read and that
     version is not one of an unfinished write (``WRITING``): another process can then never
     load a snapshot that misses part of a write.
     """
     version = version or store.version()
-    folder = _cache_path(store)
-    corpus = _read_cache(folder / version, version)
-    if corpus is None:
-        corpus = build_corpus(store, version)
-        if not version.startswith(WRITING) and store.version() == version:
-            _write_cache(folder, corpus)
+    for folder in (_published_path(store), _cache_path(store)):
+        corpus = None if folder is None else _read_cache(folder / version, version)
+        if corpus is not None:
+            return corpus
+    corpus = build_corpus(store, version)
+    if not version.startswith(WRITING) and store.version() == version:
+        _write_cache(_cache_path(store), corpus)
     return corpus
 
 
-_CACHE_FORMAT = (6, tuple(f.name for f in fields(Paper)))
+def publish(store: PaperStore) -> None:
+    """Write the index's snapshot at its current version where every reader finds it: into
+    the index folder (a Chroma server's: the user's cache). Nothing to do when it is there."""
+    version = store.version()
+    folder = _published_path(store) or _cache_path(store)
+    if version.startswith(WRITING) or (folder / version / _DATA).is_file():
+        return
+    try:
+        corpus = build_corpus(store, version)
+    except NoIndexError:  # every paper removed: nothing to search
+        return
+    if store.version() == version:
+        _write_cache(folder, corpus)
+
+
+_CACHE_FORMAT = [7, [f.name for f in fields(Paper)]]
+_DATA = "corpus.json"
 
 
 def _read_cache(path: Path, version: str) -> Corpus | None:
-    """A cached snapshot: papers and chunks pickled as plain tuples, the BM25 matrix and the
-    chunk vectors as numpy arrays, memory-mapped (a fresh process loads 23k papers in ~0.4 s)."""
+    """A stored snapshot: papers and chunks as JSON, the BM25 matrix and the chunk vectors
+    as numpy arrays, memory-mapped (a fresh process loads 23k papers in well under a second)."""
     try:
-        with (path / "corpus.pkl").open("rb") as f:
-            data = pickle.load(f)
+        with (path / _DATA).open("rb") as f:
+            data = json.load(f)
         if data["format"] != _CACHE_FORMAT or data["version"] != version:
             return None
         bm25 = LexicalIndex.load(path, data["vocab"], len(data["chunk_ids"]))
@@ -197,7 +228,7 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         title_lengths = np.load(path / "title_lengths.npy")
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
-    papers = [Paper(*row) for row in data["papers"]]
+    papers = [_paper(row) for row in data["papers"]]
     return Corpus(
         version=version,
         papers={p.paper_id: p for p in papers},
@@ -210,6 +241,12 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         token_starts=token_starts,
         title_lengths=title_lengths,
     )
+
+
+def _paper(row: list[Any]) -> Paper:
+    """A paper from its JSON row (lists back to the tuples ``Paper`` holds)."""
+    values: list[Any] = [tuple(v) if isinstance(v, list) else v for v in row]
+    return Paper(*values)
 
 
 _ABANDONED_AFTER = 3600.0  # seconds: no process takes this long to write a snapshot
@@ -234,8 +271,8 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
             "chunk_texts": corpus.chunk_texts,
             "vocab": corpus.bm25.vocab,
         }
-        with (tmp / "corpus.pkl").open("wb") as f:
-            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        with (tmp / _DATA).open("w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
         target, stale = folder / corpus.version, folder / f".tmp-{uuid.uuid4().hex}"
         if target.exists():  # written by another version of the code: unreadable here
             target.rename(stale)

@@ -99,7 +99,10 @@ def make_client(settings: StoreSettings) -> Any:
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if not settings.chroma_url:
-        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            settings.index_dir.mkdir(parents=True, exist_ok=True)
+        except PermissionError as exc:
+            raise _read_only(settings.index_dir, exc) from None
         return _embedded_client(str(settings.index_dir), chroma_settings)
     url = urlparse(settings.chroma_url)
     if url.scheme not in ("http", "https") or not url.hostname:
@@ -152,7 +155,22 @@ def _embedded_client(path: str, chroma_settings: Any) -> Any:
         reason = " ".join(str(exc).split())
         if re.search(r"malformed|not a database|file is encrypted|corrupt", reason, re.I):
             raise _damaged(Path(path), re.sub(r"^.*\(code: \d+\)\s*", "", reason)) from None
+        if _READ_ONLY.search(reason) or isinstance(exc, PermissionError):
+            raise _read_only(Path(path), exc) from None
         raise
+
+
+# SQLite's "attempt to write a readonly database" (code 8), EACCES and EROFS from the disk
+_READ_ONLY = re.compile(r"readonly database|read-only file system|permission denied", re.I)
+
+
+def _read_only(folder: Path, exc: Exception) -> StoreError:
+    reason = getattr(exc, "strerror", None) or re.sub(r"^.*\(code: \d+\)\s*", "", str(exc))
+    return StoreError(
+        f"The index in {folder}/ is read-only here ({reason}). Add papers as a user "
+        "who may write to it, or into a copy of the folder; to search it, its owner runs "
+        "`rag ingest PATH` once with this version, which writes the snapshot readers use."
+    )
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -222,6 +240,8 @@ def _store_error(settings: StoreSettings, exc: Exception) -> StoreError:
             f"The disk that holds the index in {where} is full{space}. Free some space, then "
             "run the same command again: it completes what was cut short."
         )
+    if not settings.chroma_url and _READ_ONLY.search(text):
+        return _read_only(settings.index_dir, exc)
     return StoreError(
         f"Chroma failed on the index in {where} ({type(exc).__name__}: {text}). Run the "
         "command again; if it fails the same way, rebuild: `rag ingest --rebuild PATH`."

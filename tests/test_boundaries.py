@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,11 @@ from .servers import free_port
 ROOT = Path(__file__).parent.parent
 
 
-def rag_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def rag_cli(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "rag.cli", *args]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
 
@@ -416,6 +419,98 @@ def test_a_damaged_database_is_one_line_and_left_as_it_is(
         assert cli.stderr.strip().count("\n") == 0, cli.stderr
         assert "is damaged" in cli.stderr and "Restore the folder" in cli.stderr, cli.stderr
     assert hashlib.md5(db.read_bytes()).hexdigest() == before  # never recreated over
+
+
+# -- a folder that is not yours ------------------------------------------------------------
+READS = [
+    ["stats"],
+    ["search", "model merging"],
+    ["ask", "Which papers tackle model merging?", "--llm", "extractive"],
+    ["related", "DensityFlow: generative framework that constructs robust CEs"],
+    ["topics"],
+]
+
+
+def digests(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    return {
+        str(f.relative_to(folder)): hashlib.md5(f.read_bytes()).hexdigest()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file()
+    }
+
+
+@pytest.fixture()
+def own_index(tmp_path: Path, embedder: Embedder) -> Path:
+    index = tmp_path / "idx"
+    make_assistant(index, embedder).ingest([ROOT / "rag" / "data" / "icml2026_abstracts.txt"])
+    return index
+
+
+def cold(tmp_path: Path) -> dict[str, str]:
+    """A reader with an empty cache of its own (the model files stay where they are)."""
+    from rag.settings import models_dir
+
+    return {"RAG_CACHE_DIR": str(tmp_path / "cold-cache"), "RAG_MODELS_DIR": str(models_dir())}
+
+
+def test_reading_an_index_never_writes_to_it(own_index: Path, tmp_path: Path) -> None:
+    before = digests(own_index)
+    for command in READS:
+        cli = rag_cli(*command, "--index-dir", str(own_index), env=cold(tmp_path))
+        assert cli.returncode == 0 and cli.stdout.strip(), (command, cli.stderr)
+        assert digests(own_index) == before, command
+
+
+@pytest.fixture()
+def read_only(own_index: Path, tmp_path: Path) -> Iterator[Path]:
+    """The index seen through a read-only bind mount: no write reaches it, even as root."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root")
+    view = tmp_path / "read-only-view"
+    view.mkdir()
+    for step in (["--bind", own_index, view], ["-o", "remount,ro,bind", view]):
+        mounted = subprocess.run(["mount", *map(str, step)], capture_output=True, text=True)
+        if mounted.returncode != 0:
+            subprocess.run(["umount", str(view)], capture_output=True)
+            pytest.skip(f"cannot mount here: {mounted.stderr.strip()}")
+    try:
+        yield view
+    finally:
+        subprocess.run(["umount", str(view)], check=True)
+
+
+def test_a_read_only_index_answers_and_refuses_an_ingest_in_one_line(
+    read_only: Path, own_index: Path, tmp_path: Path
+) -> None:
+    before = digests(own_index)
+    for command in READS:
+        cli = rag_cli(*command, "--index-dir", str(read_only), env=cold(tmp_path))
+        assert cli.returncode == 0 and cli.stdout.strip(), (command, cli.stderr)
+    papers = write_jsonl(
+        tmp_path / "p.jsonl", [{"id": "n", "title": "A new paper", "abstract": "We study it."}]
+    )
+    cli = rag_cli("ingest", str(papers), "--index-dir", str(read_only), env=cold(tmp_path))
+    assert cli.returncode != 0 and cli.stderr.strip().count("\n") == 0, cli.stderr
+    assert f"{read_only}/ is read-only" in cli.stderr, cli.stderr
+    assert digests(own_index) == before
+
+
+def test_an_index_without_its_snapshot_read_only_says_what_to_do(
+    read_only: Path, own_index: Path, tmp_path: Path
+) -> None:
+    """An index whose last ingest was cut short before its snapshot was written (or that an
+    older version wrote) must be opened to be read: one line says who can fix it, and how."""
+    import shutil
+
+    subprocess.run(["umount", str(read_only)], check=True)
+    shutil.rmtree(own_index / "snapshot")
+    for step in (["--bind", own_index, read_only], ["-o", "remount,ro,bind", read_only]):
+        subprocess.run(["mount", *map(str, step)], check=True)
+    cli = rag_cli("search", "merging", "--index-dir", str(read_only), env=cold(tmp_path))
+    assert cli.returncode != 0 and cli.stderr.strip().count("\n") == 0, cli.stderr
+    assert "read-only" in cli.stderr and "its owner runs `rag ingest PATH`" in cli.stderr
 
 
 @pytest.mark.parametrize(

@@ -533,6 +533,21 @@ def parse_auth(auth: str | None) -> tuple[str, str] | None:
     return user, password
 
 
+def _few_malloc_arenas(arenas: int = 2) -> None:
+    """Cap glibc's malloc arenas for the threads to come. Each thread that allocates gets
+    its own heap, up to 8 per core, and keeps what it freed: a server's worker threads grow
+    its memory with every burst of requests (docs/deployment.md). ``MALLOC_ARENA_MAX`` set
+    by the operator wins; other C libraries are left alone."""
+    if os.environ.get("MALLOC_ARENA_MAX") or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(-8, arenas)  # M_ARENA_MAX
+    except (OSError, AttributeError):  # musl, or no glibc
+        pass
+
+
 def serve(
     assistant: Assistant,
     host: str | None = None,
@@ -548,6 +563,7 @@ def serve(
     Off loopback a sign-in is required unless ``no_auth`` (see ``ui.auth``).
     """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    _few_malloc_arenas()
     from . import style
     from .auth import LoginGuard, check_exposure
 
