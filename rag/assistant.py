@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from . import answer as answering
-from . import lists
+from . import lists, trends
 from . import overview as overviews
 from . import premise as premises
 from .embedder import Embedder
@@ -42,6 +42,13 @@ class IndexStats:
 
 
 SUGGESTION_TOPICS_MAX = 3000  # a larger index suggests a theme only once its themes are cached
+
+
+def _topic(topic: object) -> str:
+    topic = _asked(topic)
+    if not topic.strip():
+        raise InputError('the topic is empty. Name what to count, such as "graph neural networks".')
+    return topic
 
 
 def _asked(question: object) -> str:
@@ -221,6 +228,50 @@ class Assistant:
         vectors = self.retriever.vectors(corpus)
         return lists.find_all(corpus, self.sentence_vectors, vectors, query, found)
 
+    # -- the corpus as data ------------------------------------------------------------------
+    def trend(self, topic: str, *, parse: bool = True, **filters: Any) -> trends.Trend:
+        """How many indexed papers are on ``topic`` each year, beside all papers indexed that
+        year (``topic``: a bare topic, or a question such as "How has work on GANs changed
+        from 2014 to 2018?", whose years and venue become filters); ``filters`` as for
+        ``search``. Membership is the complete-list judgement (``find_all``)."""
+        corpus = self.retriever.corpus
+        chosen, query = self._filters(_topic(topic), parse, corpus, **filters)
+        found = self._members(trends.trend_topic(query) if parse else query, chosen, corpus)
+        return trends.trend(topic, found, corpus)
+
+    def authors(
+        self, topic: str, n: int = 10, *, parse: bool = True, **filters: Any
+    ) -> tuple[trends.Members, list[trends.AuthorCount]]:
+        """The ``n`` authors with the most papers on ``topic`` ("Who works on X?" or a bare
+        topic), names matched exactly as stored; and every paper on the topic."""
+        corpus = self.retriever.corpus
+        chosen, query = self._filters(_topic(topic), parse, corpus, **filters)
+        found = self._members(trends.authors_topic(query) if parse else query, chosen, corpus)
+        return found, trends.by_author(found, checked_k(n, 10))
+
+    def venues(
+        self, topic: str, venues: Sequence[str], **filters: Any
+    ) -> tuple[trends.Members, list[trends.VenueCount], list[int]]:
+        """Papers on ``topic`` at each of ``venues``, beside all their indexed papers, over
+        the years all of them have papers indexed (returned last)."""
+        corpus = self.retriever.corpus
+        if isinstance(venues, str) or not all(isinstance(v, str) for v in venues):
+            raise InputError(f"venues must be a list of venue names; got {venues!r}.")
+        known = {v.lower(): v for v in corpus.venues}
+        unknown = [v for v in venues if v.lower() not in known]
+        if unknown or len(venues) < 2:
+            raise InputError(
+                f"give two or more indexed venues to compare ({', '.join(corpus.venues)}); "
+                f"got {', '.join(venues) or 'none'}."
+            )
+        chosen, query = self._filters(_topic(topic), False, corpus, **filters)
+        found = self._members(query, chosen, corpus)
+        return found, *trends.by_venue(found, corpus, [known[v.lower()] for v in venues])
+
+    def _members(self, topic: str, chosen: Filters, corpus: Corpus) -> trends.Members:
+        vectors = self.retriever.vectors(corpus)
+        return trends.members(corpus, self.sentence_vectors, vectors, topic, chosen)
+
     def related(self, paper: Paper | str, k: int = 5, **filters: Any) -> list[Hit]:
         """The ``k`` papers nearest ``paper`` (a Paper, an id or a title) by their stored
         vectors, within the filters (as for ``search``)."""
@@ -355,6 +406,9 @@ class Assistant:
         started = time.perf_counter()
         yield Step("searching")
         query = rewrite_followup(question, history)
+        if handled := self._about_the_corpus(query, backend, filters, timings):
+            yield from handled
+            return
         if overviews.asks_overview(query, self.retriever.corpus.venues):
             yield from self._overview(query, backend, filters, timings)
             return
@@ -421,6 +475,31 @@ class Assistant:
         if final.coverage == "not_covered":
             yield final.text
         yield final
+
+    def _about_the_corpus(
+        self, query: str, backend: Backend, filters: dict[str, Any], timings: dict[str, float]
+    ) -> Iterator[str | Step | Answer] | None:
+        """The answer to a question about the papers as data (a trend over the years, venues
+        side by side, who works on a topic), or None for any other question."""
+        started = time.perf_counter()
+        vectors = self.sentence_vectors
+        if trends.asks_trend(query):
+            result = self.trend(query, **filters)
+            timings["retrieve"] = time.perf_counter() - started
+            return trends.trend_answer(result, vectors, backend, timings)
+        corpus = self.retriever.corpus
+        if compared := trends.compared_venues(query, corpus.venues):
+            rest = {k: v for k, v in filters.items() if k != "venue"}
+            found, counts, years = self.venues(
+                trends.venues_topic(query, corpus.venues), compared, **rest
+            )
+            timings["retrieve"] = time.perf_counter() - started
+            return trends.venues_answer(query, found, counts, years, vectors, backend, timings)
+        if trends.asks_authors(query):
+            found, ranked = self.authors(query, **filters)
+            timings["retrieve"] = time.perf_counter() - started
+            return trends.authors_answer(query, found, ranked, vectors, backend, timings)
+        return None
 
     def _emptied_by(self, question: str, filters: dict[str, Any]) -> str:
         """The venue and years read from the question's words ("NeurIPS 2018"), when the

@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("eval", help="run an evaluation (same as eval/run.py; `rag eval --help`)")
     _command(sub, "settings", store, cmd_settings, "print the effective settings")
     _topics_parser(sub, store)
+    _corpus_parsers(sub, store)
     return parser
 
 
@@ -148,7 +149,7 @@ def _assistant(args: argparse.Namespace) -> Any:
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
     names = ("venue", "year", "year_min", "year_max", "author", "keyword")
-    return {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -342,6 +343,73 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if t.size > args.papers:
             print(f"   ... and {t.size - args.papers} more")
     return 0
+
+
+def _corpus_parsers(sub: Any, store: Any) -> None:
+    trend = _command(sub, "trend", store, cmd_trend, "papers on a topic per year")
+    authors = _command(sub, "authors", store, cmd_authors, "who has the most papers on a topic")
+    for p in (trend, authors):
+        p.add_argument("topic", metavar="TOPIC", help='what to count, e.g. "Bayesian optimization"')
+        p.add_argument("--venue")
+        p.add_argument("--from", dest="year_min", type=int, metavar="YEAR", help="first year")
+        p.add_argument("--to", dest="year_max", type=int, metavar="YEAR", help="last year")
+        p.add_argument("--json", action="store_true", help="print JSON")
+    authors.add_argument("--n", type=int, default=10, help="authors listed (default 10)")
+
+
+def cmd_trend(args: argparse.Namespace) -> int:
+    from . import trends
+    from .jsonform import listed_json, series_json
+
+    assistant = _assistant(args)
+    result = assistant.trend(args.topic, parse=False, **_filters(args))
+    if args.json:
+        data = {
+            "topic": result.topic,
+            "filters": result.found.filters.describe(),
+            "too_broad": result.found.vague,
+            "years": [series_json(y) for y in result.years],
+            "undated": result.undated,
+            "papers": [listed_json(p) for p in result.found.papers],
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    _print_answer(trends.trend_answer(result, assistant.sentence_vectors, "extractive", {}))
+    return 0
+
+
+def cmd_authors(args: argparse.Namespace) -> int:
+    from . import trends
+    from .jsonform import listed_json
+
+    assistant = _assistant(args)
+    found, ranked = assistant.authors(args.topic, args.n, parse=False, **_filters(args))
+    if args.json:
+        data = {
+            "topic": found.topic,
+            "filters": found.filters.describe(),
+            "too_broad": found.vague,
+            "authors": [
+                {"name": a.name, "papers": [listed_json(p) for p in a.papers]} for a in ranked
+            ],
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    events = trends.authors_answer(
+        args.topic, found, ranked, assistant.sentence_vectors, "extractive", {}
+    )
+    _print_answer(events)
+    return 0
+
+
+def _print_answer(events: Any) -> None:
+    """A made answer (counts and checked lines): its text, then its references."""
+    from .types import Answer
+
+    final = next(e for e in events if isinstance(e, Answer))
+    print(readable(final.text))
+    if final.citations:
+        print("\n" + render_references(final))
 
 
 # -- output --------------------------------------------------------------------------------

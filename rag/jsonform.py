@@ -11,9 +11,10 @@ from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from .sanitize import safe_text, safe_url
-from .types import Answer, Hit, Paper
+from .types import Answer, Hit, Paper, YearCount
 
 if TYPE_CHECKING:  # rag.topics imports numpy; the CLI's start path does not need it
+    from .lists import ListedPaper
     from .topics import Topic
 
 
@@ -44,10 +45,21 @@ def answer_json(a: Answer) -> dict[str, Any]:
         ],
         "coverage": a.coverage,
         "listing": a.listing,
+        "series": [series_json(y) for y in a.series],
         "backend": a.backend,
         "timings": a.timings,
         "hits": [hit_json(h) for h in a.hits],
     }
+
+
+def series_json(y: YearCount) -> dict[str, Any]:
+    """A year of a trend; a year with no paper indexed has no count (a gap, not a zero)."""
+    return {"year": y.year, "count": y.count if y.total else None, "total": y.total,
+            "share": y.share}  # fmt: skip
+
+
+def listed_json(p: ListedPaper) -> dict[str, Any]:
+    return {"score": p.score, "reason": safe_text(p.reason), "paper": paper_json(p.paper)}
 
 
 def topic_json(t: Topic) -> dict[str, Any]:

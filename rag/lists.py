@@ -433,7 +433,7 @@ def answer_events(
     yield Step("reading", hits, found.question)
     started = time.perf_counter()
     sources = [
-        answering.Source(n, hit, (p.reason,), _abstract(n, p.paper, sentence_vectors))
+        answering.Source(n, hit, (p.reason,), paper_abstract(n, p.paper, sentence_vectors))
         for n, (hit, p) in enumerate(zip(hits, found.papers, strict=True), start=1)
     ]
     checker = answering.Checker(sources, sentence_vectors.embedder, found.question)
@@ -458,7 +458,7 @@ def answer_events(
     )
 
 
-def _abstract(number: int, paper: Paper, sentence_vectors: SentenceVectors) -> Abstract:
+def paper_abstract(number: int, paper: Paper, sentence_vectors: SentenceVectors) -> Abstract:
     sentences = list(abstract_sentences(paper.abstract))
     vectors = sentence_vectors(sentences)
     return Abstract.of(number, paper.title, paper.abstract, vectors, sentence_vectors)

@@ -74,6 +74,20 @@ class Removed:
 
 
 @dataclass(frozen=True)
+class YearCount:
+    """A year's papers on a topic beside every indexed paper of that year (``total`` 0: no
+    paper of that year is indexed, a gap, not a zero)."""
+
+    year: int
+    count: int
+    total: int
+
+    @property
+    def share(self) -> float | None:
+        return self.count / self.total if self.total else None
+
+
+@dataclass(frozen=True)
 class Answer:
     """An answer: text with checked ``[n]`` markers, its citations and how it was made."""
 
@@ -88,6 +102,7 @@ class Answer:
     backend: Backend | None = None  # None: no backend wrote it (a list of related papers)
     timings: dict[str, float] = field(default_factory=dict)
     listing: bool = False  # a list question's answer: the count, then a cited line per paper
+    series: tuple[YearCount, ...] = ()  # a trend's counts per year, from the index
 
     @property
     def references(self) -> str:

@@ -17,7 +17,7 @@ from urllib.parse import quote_plus, urlparse
 
 from rag import Answer, Citation, Hit, IndexStats, IngestReport, Paper
 from rag.markup import Node, parse, readable
-from rag.types import Stage
+from rag.types import Stage, YearCount
 
 LIBRARY_HEADERS = ["Title", "Venue", "Year", "Authors", "Link"]
 SEARCH_URL = "https://scholar.google.com/scholar?q="
@@ -167,7 +167,56 @@ def answer_html(answer: Answer, turn: int = 1) -> str:
         return anchor(turn, n) if n in numbers else None
 
     body = list_html(answer.text, link) if answer.listing else text_html(answer.text, link)
-    return f'<div class="answer-text">{body}</div>' + checks_html(answer) + meta_html(answer)
+    chart = chart_html(answer.series) if answer.series else ""
+    return f'<div class="answer-text">{chart}{body}</div>' + checks_html(answer) + meta_html(answer)
+
+
+def chart_html(series: Sequence[YearCount], width: int = 560, height: int = 220) -> str:
+    """A trend's counts as an SVG bar chart: each year's share of the papers indexed that
+    year (the count on the bar), and a year with no paper indexed marked as a gap."""
+    left, right, top, bottom = 44, 8, 14, 36
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max((y.share or 0.0 for y in series), default=0.0) or 1.0
+    step = plot_w / max(len(series), 1)
+    every = max(1, round(len(series) / 12))  # at most ~12 year labels
+    parts = [
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{width - right}" y2="{top + plot_h}" '
+        'stroke="#94a3b8"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#94a3b8"/>',
+        f'<text x="{left - 4}" y="{top + 4}" text-anchor="end" font-size="10">{peak:.1%}</text>',
+        f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end" font-size="10">0%</text>',
+        f'<text x="12" y="{top + plot_h / 2}" font-size="10" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + plot_h / 2})">share of the year\'s papers</text>',
+        f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="10" '
+        'text-anchor="middle">year</text>',
+    ]
+    for i, y in enumerate(series):
+        x = left + i * step
+        label_x = x + step / 2
+        if not y.total:
+            parts.append(
+                f'<text x="{label_x:.1f}" y="{top + plot_h - 4}" font-size="9" fill="#94a3b8" '
+                f'text-anchor="middle"><title>{y.year}: no paper indexed</title>–</text>'
+            )
+        else:
+            h = plot_h * (y.share or 0.0) / peak
+            parts.append(
+                f'<rect class="bar" x="{x + step * 0.15:.1f}" y="{top + plot_h - h:.1f}" '
+                f'width="{step * 0.7:.1f}" height="{h:.1f}" fill="#3b82f6">'
+                f"<title>{y.year}: {y.count} of {y.total} papers ({y.share:.1%})</title></rect>"
+            )
+        if i % every == 0:
+            parts.append(
+                f'<text x="{label_x:.1f}" y="{top + plot_h + 14}" font-size="10" '
+                f'text-anchor="middle">{y.year}</text>'
+            )
+    label = "Papers on the topic per year, as a share of all papers indexed that year"
+    return (
+        f'<figure class="trend-chart"><svg role="img" aria-label="{label}" '
+        f'viewBox="0 0 {width} {height}" width="100%" style="max-width:{width}px">'
+        + "".join(parts)
+        + f"</svg><figcaption>{label}; hover a bar for its count.</figcaption></figure>"
+    )
 
 
 LIST_PAGE = 10  # papers shown at once in a list answer; each further page opens on a click

@@ -1,0 +1,526 @@
+"""The corpus as data: a topic's papers counted per year, per venue and per author.
+
+"How has work on X changed from 2014 to 2018?", `rag trend X`: question -> its topic (the
+asking words taken off; the years and venue as filters) -> every paper of the filtered
+index on the topic, by the complete-list judgement (``rag.lists``: one abstract sentence
+close to the topic, or close enough while the abstract says the topic's terms) -> counted
+per year beside every indexed paper of that year, so that a growing conference does not
+read as a growing topic -> two cited example papers per period, each line checked like any
+answer's statements. The counts come from the index, never from a model.
+
+A list reads the topic's nearest papers (``lists.POOL``); a count needs every paper on the
+topic, so the candidates here are all papers whose stored vectors come near the topic or
+whose abstracts use its words, each read sentence by sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import answer as answering
+from . import lists
+from .answer import SentenceVectors
+from .lists import Bars, Candidate, ListedPaper, chunk_mask, reason, says_topic, topic_terms
+from .retrieve import Filters
+from .snapshot import Corpus
+from .types import Answer, Backend, Hit, Step, YearCount
+
+# Candidates: a paper whose closest chunk comes this near the topic (cosine) may hold a
+# sentence over the list's first bar; one this near whose abstract uses the topic's words,
+# a sentence over its second.
+NEAR_ALONE = 0.45
+NEAR_SAID = 0.15
+VAGUE_SHARE = 0.5  # a topic that this share of the papers may be about is too vague to count
+VAGUE_MIN_PAPERS = 100  # ... in an index at least this large
+EXAMPLES_PER_PERIOD = 2
+PERIODS = 3
+
+_TREND = re.compile(
+    r"\b(?:trends?|over\s+(?:the\s+)?(?:years|time|decades?)|per\s+year|each\s+year|by\s+year|"
+    r"year\s+by\s+year|from\s+(?:19|20)\d\d\s+(?:to|until|through)\s+(?:19|20)\d\d|"
+    r"(?:changed|evolved|grown|developed|shifted|declined|risen|rose|grew|changing|evolving|"
+    r"growing)\b(?!\s+(?:the|a|an)\b))",
+    re.I,
+)
+_TREND_ASKS = re.compile(r"^\s*(?:how|has|have|is|are|did|was|what|show|plot|chart)\b", re.I)
+_TREND_LEAD = re.compile(
+    r"^(?:(?:how|has|have|did|does|is|are|was|were|what|show|plot|chart|me|the|a|is|been|"
+    r"number|share|count|of|papers?|works?|research|studies|interest|popularity|in|on|"
+    r"about|trends?|for|work|there|been|more|less|common|has)\s+)+",
+    re.I,
+)
+_TREND_TAIL = re.compile(
+    r"\s*(?:\b(?:(?:has|have)\s+)?(?:changed|evolved|grown|developed|shifted|declined|risen|"
+    r"rose|grew|changing|evolving|growing)\b.*|\bover\s+(?:the\s+)?(?:years|time|decades?)\b.*|"
+    r"\b(?:per|each|by)\s+year\b.*|\bfrom\s*$|\bbetween\s*$|\bat\s*$|\bin\s*$)",
+    re.I,
+)
+
+
+def asks_trend(question: str) -> bool:
+    """The question asks how a topic's share of the papers changed over the years."""
+    return bool(_TREND.search(question) and _TREND_ASKS.search(question))
+
+
+def trend_topic(question: str) -> str:
+    """What a trend question is about ("How has work on GANs changed?" -> "GANs"); the
+    years and venue are taken off before (``question.parse_filters``)."""
+    text = _TREND_TAIL.sub("", question.strip().rstrip("?.! "))
+    text = _TREND_LEAD.sub("", text.strip() + " ").strip(" ,")
+    return text or question.strip().rstrip("?.! ")
+
+
+# -- who is on the topic ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Members:
+    """Every paper within the filters on a topic, best first; ``vague`` when the topic's
+    words or vectors take in most of the index (nothing is counted then)."""
+
+    topic: str
+    filters: Filters
+    papers: tuple[ListedPaper, ...]
+    considered: int  # papers within the filters
+    vague: bool = False
+
+
+def members(
+    corpus: Corpus,
+    sentence_vectors: SentenceVectors,
+    vectors: np.ndarray,
+    topic: str,
+    filters: Filters,
+    bars: Bars | None = None,
+) -> Members:
+    """The complete-list judgement (``lists.find_all``) over every candidate of the index."""
+    bars = bars or Bars()
+    mask = chunk_mask(corpus, filters)
+    allowed = np.ones(len(corpus.paper_ids), dtype=bool)
+    if mask is not None:
+        allowed = np.zeros(len(corpus.paper_ids), dtype=bool)
+        allowed[corpus.chunk_paper_rows[mask > 0]] = True
+    considered = int(allowed.sum())
+    query = sentence_vectors.embedder.embed_query(topic)
+    nearest = np.full(len(corpus.paper_ids), -1.0, dtype=np.float32)
+    np.maximum.at(nearest, corpus.chunk_paper_rows, np.asarray(vectors @ query, np.float32))
+    nearest[~allowed] = -1.0
+    worded = np.zeros(len(corpus.paper_ids), dtype=bool)
+    scores = corpus.lexical_scores(topic, mask)
+    if scores is not None:
+        worded[corpus.chunk_paper_rows[scores > 0]] = True
+    terms = topic_terms(topic)
+    rows = np.flatnonzero((nearest >= NEAR_ALONE) | ((nearest >= NEAR_SAID) & worded & allowed))
+    papers = [corpus.papers[corpus.paper_ids[r]] for r in rows]
+    said = [says_topic(topic, terms, p) for p in papers]
+    if considered >= VAGUE_MIN_PAPERS and sum(said) >= VAGUE_SHARE * considered:
+        return Members(topic, filters, (), considered, vague=True)
+    keep = [i for i, r in enumerate(rows) if said[i] or nearest[r] >= NEAR_ALONE]
+    hits = [Hit(papers[i], score=float(nearest[rows[i]])) for i in keep]
+    scored = answering.score_hits(topic, hits, sentence_vectors)
+    scored = lists.with_concepts(scored, query, sentence_vectors)
+    candidates = [Candidate(sc, said[i]) for sc, i in zip(scored, keep, strict=True)]
+    admitted = sorted((c for c in candidates if bars.admit(c)), key=lambda c: -c.relevance)
+    floor = admitted[0].relevance - bars.margin if admitted else 0.0
+    listed = []
+    for c in admitted:
+        if c.relevance < floor:
+            break
+        sentence = reason(c.scored, sentence_vectors, terms)
+        if sentence:
+            listed.append(ListedPaper(c.scored.hit.paper, round(c.relevance, 4), sentence))
+    return Members(topic, filters, tuple(listed), considered)
+
+
+# -- per year ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Trend:
+    """A topic's papers per year within the filters, and the papers themselves."""
+
+    question: str
+    found: Members
+    years: tuple[YearCount, ...]
+    undated: int = 0  # papers on the topic with no year
+    papers_by_year: dict[int, tuple[ListedPaper, ...]] = field(default_factory=dict, repr=False)
+
+    @property
+    def topic(self) -> str:
+        return self.found.topic
+
+    @property
+    def indexed_years(self) -> list[int]:
+        return [y.year for y in self.years if y.total]
+
+    @property
+    def missing_years(self) -> list[int]:
+        return [y.year for y in self.years if not y.total]
+
+    @property
+    def count(self) -> int:
+        return sum(y.count for y in self.years)
+
+    def lead(self) -> str:
+        """The first line: what was counted, over what, or why nothing was."""
+        topic = f'"{self.topic}"'
+        venue = self.found.filters.venue
+        papers = f"indexed {venue} papers" if venue else "indexed papers"
+        if self.found.vague:
+            return _vague(self.found)
+        years = self.indexed_years
+        if len(years) <= 1:
+            only = f"Only one year ({years[0]}) is indexed" if years else "No year is indexed"
+            return (
+                f"{only}{_scope(self.found)}, so there is no trend to show: {self.count} of "
+                f"{self.found.considered} papers match {topic}."
+            )
+        return (
+            f"{self.count} {papers} from {self.years[0].year} to {self.years[-1].year} match "
+            f"{topic}; each year's count beside all {papers} of that year:"
+        )
+
+    def table(self) -> list[str]:
+        """One line per year of the range: count, of all papers indexed, share."""
+        if self.found.vague or len(self.indexed_years) <= 1:
+            return []
+        lines = []
+        for y in self.years:
+            if not y.total:
+                lines.append(f"- {y.year}: no paper indexed")
+            else:
+                lines.append(f"- {y.year}: {y.count} of {y.total} ({y.share:.1%})")
+        if self.undated:
+            lines.append(f"- no year given: {self.undated}")
+        return lines
+
+    def examples(self) -> list[tuple[str, tuple[ListedPaper, ...]]]:
+        """The best papers of each period (the indexed years in ``PERIODS`` spans), oldest
+        period first, under its heading: what the counts are made of."""
+        years = [y for y in self.indexed_years if self.papers_by_year.get(y)]
+        groups = []
+        for span in np.array_split(np.array(years), min(PERIODS, len(years))) if years else []:
+            pool = [p for y in span for p in self.papers_by_year[int(y)]]
+            best = tuple(sorted(pool, key=lambda p: -p.score)[:EXAMPLES_PER_PERIOD])
+            low, high = int(span[0]), int(span[-1])
+            groups.append((f"{low}:" if low == high else f"{low}-{high}:", best))
+        return groups
+
+
+def trend(question: str, found: Members, corpus: Corpus) -> Trend:
+    """Count ``found`` per year beside every indexed paper of the year, within its filters."""
+    filters = found.filters
+    totals: Counter[int] = Counter(
+        p.year for p in corpus.papers.values() if p.year is not None and filters.matches(p)
+    )
+    by_year: dict[int, list[ListedPaper]] = {}
+    undated = 0
+    for p in found.papers:
+        if p.paper.year is None:
+            undated += 1
+        else:
+            by_year.setdefault(p.paper.year, []).append(p)
+    known = sorted(totals)
+    low = filters.year_min if filters.year_min is not None else (known[0] if known else 0)
+    high = filters.year_max if filters.year_max is not None else (known[-1] if known else -1)
+    low, high = max(low, known[0]) if known else low, min(high, known[-1]) if known else high
+    years = tuple(
+        YearCount(year, len(by_year.get(year, ())), totals.get(year, 0))
+        for year in range(low, high + 1)
+    )
+    return Trend(question, found, years, undated, {y: tuple(v) for y, v in by_year.items()})
+
+
+# -- per author and per venue -----------------------------------------------------------------
+@dataclass(frozen=True)
+class AuthorCount:
+    """An author, as stored, and their papers on the topic."""
+
+    name: str
+    papers: tuple[ListedPaper, ...]
+
+
+def by_author(found: Members, n: int = 10) -> list[AuthorCount]:
+    """The authors with the most papers on the topic, names matched exactly as stored (two
+    spellings of one person stay two names; ties by name)."""
+    papers: dict[str, list[ListedPaper]] = {}
+    for p in found.papers:
+        for name in dict.fromkeys(a.strip() for a in p.paper.authors if a.strip()):
+            papers.setdefault(name, []).append(p)
+    ranked = sorted(papers.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [AuthorCount(name, tuple(ps)) for name, ps in ranked[:n]]
+
+
+def initials_variants(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Pairs of stored names that may be one person written two ways ("J. Smith", "John
+    Smith"): reported, never merged."""
+
+    def key(name: str) -> tuple[str, str]:
+        parts = name.replace(".", " ").split()
+        return (parts[-1].lower(), parts[0][:1].lower()) if parts else ("", "")
+
+    seen: dict[tuple[str, str], str] = {}
+    pairs = []
+    for name in names:
+        k = key(name)
+        if k in seen and seen[k] != name:
+            pairs.append((seen[k], name))
+        seen.setdefault(k, name)
+    return pairs
+
+
+# -- answers ----------------------------------------------------------------------------------
+def answer_events(
+    question: str,
+    lead: str,
+    table: Sequence[str],
+    groups: Sequence[tuple[str, Sequence[ListedPaper]]],
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
+    timings: dict[str, float],
+    series: tuple[YearCount, ...] = (),
+) -> Iterator[str | Step | Answer]:
+    """An answer made of counts from the index (``lead`` and ``table``), then, under each
+    group's heading, one cited line per paper, each checked like any answer's statements."""
+    papers = [p for _, group in groups for p in group]
+    hits = tuple(Hit(p.paper, p.score, (p.reason,), dense_similarity=p.score) for p in papers)
+    yield Step("reading", hits, question)
+    started = time.perf_counter()
+    sources = [
+        answering.Source(n, hit, (p.reason,), lists.paper_abstract(n, p.paper, sentence_vectors))
+        for n, (hit, p) in enumerate(zip(hits, papers, strict=True), start=1)
+    ]
+    # one checker over every group: the citations are numbered across the whole answer
+    checker = answering.Checker(sources, sentence_vectors.embedder, question)
+    parts, n = [lead, *table], 0
+    for heading, group in groups:
+        before = len(checker.shown)
+        own = sources[n : n + len(group)]
+        n += len(group)
+        lines = "\n".join(lists.reason_line(s.paper, s.sentences[0], s.number) for s in own)
+        checker.feed(("\n" if before else "") + lines)
+        checker.close()
+        if shown := checker.shown[before:].strip():
+            parts += [heading, shown]
+    timings["generate"] = time.perf_counter() - started
+    text = "\n".join(parts)
+    yield text
+    yield Answer(
+        text=text,
+        grounded=True,
+        query=question,
+        citations=checker.citations(),
+        hits=hits,
+        removed=checker.removed(),
+        backend=backend,
+        timings=timings,
+        series=series,
+    )
+
+
+# -- questions about authors and venues -------------------------------------------------------
+_AUTHORS = re.compile(
+    r"^\s*(?:who\b(?!\s+(?:proposes?|introduces?|presents?)\b)|which\s+(?:authors|researchers|"
+    r"people|groups|labs)\b|(?:list|name|show)\s+(?:the\s+)?(?:authors|researchers)\b)",
+    re.I,
+)
+_AUTHORS_LEAD = re.compile(
+    r"^(?:(?:who|which|authors?|researchers|people|groups|labs|list|name|show|the|most|"
+    r"works?|working|publish(?:es|ed)?|publishing|writes?|wrote|papers?|has|have|had|do|does|"
+    r"did|is|are|on|about|in|most|frequently|often|the\s+most)\s+)+",
+    re.I,
+)
+_MORE = re.compile(
+    r"\b(?:more|less)\s+(?:common|popular|frequent|prevalent|studied)\b|\bcompare[sd]?\b|"
+    r"\bversus\b|\bvs\.?\s",
+    re.I,
+)
+
+
+def asks_authors(question: str) -> bool:
+    """ "Who works on X?", "Which authors publish most on X?"."""
+    return bool(_AUTHORS.search(question)) and not asks_trend(question)
+
+
+def authors_topic(question: str) -> str:
+    text = _AUTHORS_LEAD.sub("", question.strip().rstrip("?.! ") + " ").strip(" ,")
+    return text or question.strip().rstrip("?.! ")
+
+
+def compared_venues(question: str, venues: Sequence[str]) -> list[str]:
+    """The indexed venues a question sets side by side ("more common at ICLR or NeurIPS?")."""
+    if not _MORE.search(question):
+        return []
+    named = [
+        (m.start(), v)
+        for v in venues
+        if (m := re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", question, re.I))
+    ]
+    return [v for _, v in sorted(named)] if len(named) >= 2 else []
+
+
+def venues_topic(question: str, venues: Sequence[str]) -> str:
+    text = question.strip().rstrip("?.! ")
+    for v in venues:
+        text = re.sub(rf"(?:\b(?:at|in|or|and|than|vs\.?|versus)\s+)*(?<![\w-]){re.escape(v)}"
+                      r"(?![\w-])", " ", text, flags=re.I)  # fmt: skip
+    text = _MORE.sub(" ", text)
+    text = re.sub(
+        r"^\s*(?:is|are|was|were|has|have|do|does|did)\s+(?:work\s+on\s+)?", "", text, flags=re.I
+    )
+    text = re.sub(r"\b(?:at|in|or|and|than|between)\s*$", "", text.strip(), flags=re.I)
+    return " ".join(text.split()).strip(" ,") or question
+
+
+@dataclass(frozen=True)
+class VenueCount:
+    venue: str
+    count: int
+    total: int
+
+    @property
+    def share(self) -> float | None:
+        return self.count / self.total if self.total else None
+
+
+def by_venue(
+    found: Members, corpus: Corpus, venues: Sequence[str]
+) -> tuple[list[VenueCount], list[int]]:
+    """Each venue's papers on the topic beside all its indexed papers, over only the years
+    every one of the venues has papers indexed (returned too): a venue indexed for more
+    years does not read as keener on the topic."""
+    years_of = {
+        v: {p.year for p in corpus.papers.values() if p.venue.lower() == v.lower() and p.year}
+        for v in venues
+    }
+    common = sorted(set.intersection(*years_of.values())) if years_of else []
+    shared = set(common)
+    counts = []
+    for v in venues:
+        total = sum(
+            1
+            for p in corpus.papers.values()
+            if p.venue.lower() == v.lower() and p.year in shared and found.filters.matches(p)
+        )
+        count = sum(
+            1 for p in found.papers if p.paper.venue.lower() == v.lower() and p.paper.year in shared
+        )
+        counts.append(VenueCount(v, count, total))
+    return counts, common
+
+
+# -- the answers to each kind of question -----------------------------------------------------
+def _scope(found: Members) -> str:
+    where = found.filters.describe()
+    return f" ({where})" if where else ""
+
+
+def _vague(found: Members) -> str:
+    return (
+        f'"{found.topic}" is too broad to count: it describes most of the {found.considered} '
+        f"indexed papers{_scope(found)}. Ask about a narrower topic."
+    )
+
+
+def trend_answer(
+    result: Trend, sentence_vectors: SentenceVectors, backend: Backend, timings: dict[str, float]
+) -> Iterator[str | Step | Answer]:
+    groups = [] if result.found.vague else result.examples()
+    if len(result.indexed_years) <= 1 and result.found.papers:
+        groups = [("Examples:", result.found.papers[: EXAMPLES_PER_PERIOD * PERIODS])]
+    series = result.years if len(result.indexed_years) > 1 and not result.found.vague else ()
+    yield from answer_events(
+        result.question,
+        result.lead(),
+        result.table(),
+        groups,
+        sentence_vectors,
+        backend,
+        timings,
+        series=series,
+    )
+
+
+def authors_answer(
+    question: str,
+    found: Members,
+    ranked: Sequence[AuthorCount],
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
+    timings: dict[str, float],
+    per_author: int = 2,
+) -> Iterator[str | Step | Answer]:
+    if found.vague:
+        yield from answer_events(
+            question, _vague(found), [], [], sentence_vectors, backend, timings
+        )
+        return
+    if not ranked:
+        lead = f'No indexed paper{_scope(found)} is on "{found.topic}" with its authors given.'
+        yield from answer_events(question, lead, [], [], sentence_vectors, backend, timings)
+        return
+    shown: dict[str, ListedPaper] = {}
+    for a in ranked:
+        for p in a.papers[:per_author]:
+            shown.setdefault(p.paper.paper_id, p)
+    number = {pid: n for n, pid in enumerate(shown, start=1)}
+    lead = (
+        f"The authors with the most of the {len(found.papers)} indexed papers{_scope(found)} "
+        f'on "{found.topic}" (names as stored; the numbers are the papers below):'
+    )
+    table = []
+    for a in ranked:
+        cited = ", ".join(str(number[p.paper.paper_id]) for p in a.papers[:per_author])
+        more = f" and {len(a.papers) - per_author} more" if len(a.papers) > per_author else ""
+        noun = "paper" if len(a.papers) == 1 else "papers"
+        table.append(f"- {a.name}: {len(a.papers)} {noun} ({cited}{more})")
+    for one, other in initials_variants([a.name for a in ranked]):
+        table.append(f'"{one}" and "{other}" may be one person; they are counted apart.')
+    groups = [("Papers:", tuple(shown.values()))]
+    yield from answer_events(question, lead, table, groups, sentence_vectors, backend, timings)
+
+
+def venues_answer(
+    question: str,
+    found: Members,
+    counts: Sequence[VenueCount],
+    years: Sequence[int],
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
+    timings: dict[str, float],
+) -> Iterator[str | Step | Answer]:
+    names = " and ".join(c.venue for c in counts)
+    table: list[str] = []
+    groups: list[tuple[str, tuple[ListedPaper, ...]]] = []
+    if found.vague:
+        lead = _vague(found)
+    elif not years:
+        lead = f"{names} have no year in common in the index, so they are not compared."
+    else:
+        span = str(years[0]) if len(years) == 1 else f"{years[0]}-{years[-1]}"
+        gaps = len(years) < years[-1] - years[0] + 1
+        lead = (
+            f'Papers on "{found.topic}" at {names}, over the years both have papers indexed '
+            f"({span}{', not every year' if gaps else ''}):"
+        )
+        table = [
+            f"- {c.venue}: {c.count} of {c.total} papers ({c.share:.1%})"
+            if c.share is not None
+            else f"- {c.venue}: no paper indexed"
+            for c in counts
+        ]
+        shared = set(years)
+        groups = [
+            (
+                f"{c.venue}:",
+                tuple(
+                    p
+                    for p in found.papers
+                    if p.paper.venue.lower() == c.venue.lower() and p.paper.year in shared
+                )[:EXAMPLES_PER_PERIOD],
+            )
+            for c in counts
+        ]
+    yield from answer_events(question, lead, table, groups, sentence_vectors, backend, timings)
