@@ -330,3 +330,20 @@ def test_the_app_starts_without_an_index(browser: Any, embedder: Embedder, tmp_p
         error = page.inner_text("#turn-1 .error")
         assert "Could not answer." in error and "Traceback" not in error
         tab.close()
+
+
+def test_a_trend_answer_shows_its_chart(browser: Any, embedder: Embedder, tmp_path: Path) -> None:
+    from .test_trends import write_papers
+
+    make_assistant(tmp_path / "index", embedder).ingest([write_papers(tmp_path / "p.jsonl")])
+    with running(tmp_path / "index", embedder) as url:
+        tab = Page(browser, url)
+        tab.ask("How has work on graph neural networks changed over the years?", 1)
+        chart = tab.page.locator("#turn-1 figure.trend-chart svg")
+        assert chart.count() == 1
+        assert tab.page.locator("#turn-1 figure.trend-chart rect.bar").count() == 6  # 2020: a gap
+        assert "share of the year's papers" in chart.inner_html()
+        assert "2018: 2 of 4 papers (50.0%)" in chart.inner_html()
+        assert "no paper indexed" in chart.inner_html()
+        tab.page.locator("#turn-1").screenshot(path=str(ROOT / "docs" / "screenshot-trend.png"))
+        tab.close()

@@ -174,7 +174,7 @@ def answer_html(answer: Answer, turn: int = 1) -> str:
 def chart_html(series: Sequence[YearCount], width: int = 560, height: int = 220) -> str:
     """A trend's counts as an SVG bar chart: each year's share of the papers indexed that
     year (the count on the bar), and a year with no paper indexed marked as a gap."""
-    left, right, top, bottom = 44, 8, 14, 36
+    left, right, top, bottom = 52, 8, 16, 36
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max((y.share or 0.0 for y in series), default=0.0) or 1.0
     step = plot_w / max(len(series), 1)
@@ -185,8 +185,8 @@ def chart_html(series: Sequence[YearCount], width: int = 560, height: int = 220)
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#94a3b8"/>',
         f'<text x="{left - 4}" y="{top + 4}" text-anchor="end" font-size="10">{peak:.1%}</text>',
         f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end" font-size="10">0%</text>',
-        f'<text x="12" y="{top + plot_h / 2}" font-size="10" text-anchor="middle" '
-        f'transform="rotate(-90 12 {top + plot_h / 2})">share of the year\'s papers</text>',
+        f'<text x="14" y="{top + plot_h / 2}" font-size="10" text-anchor="middle" '
+        f'transform="rotate(-90 14 {top + plot_h / 2})">share of the year\'s papers</text>',
         f'<text x="{left + plot_w / 2}" y="{height - 4}" font-size="10" '
         'text-anchor="middle">year</text>',
     ]
@@ -196,7 +196,7 @@ def chart_html(series: Sequence[YearCount], width: int = 560, height: int = 220)
         if not y.total:
             parts.append(
                 f'<text x="{label_x:.1f}" y="{top + plot_h - 4}" font-size="9" fill="#94a3b8" '
-                f'text-anchor="middle"><title>{y.year}: no paper indexed</title>–</text>'
+                f'text-anchor="middle"><title>{y.year}: no paper indexed</title>none indexed</text>'
             )
         else:
             h = plot_h * (y.share or 0.0) / peak
@@ -204,6 +204,8 @@ def chart_html(series: Sequence[YearCount], width: int = 560, height: int = 220)
                 f'<rect class="bar" x="{x + step * 0.15:.1f}" y="{top + plot_h - h:.1f}" '
                 f'width="{step * 0.7:.1f}" height="{h:.1f}" fill="#3b82f6">'
                 f"<title>{y.year}: {y.count} of {y.total} papers ({y.share:.1%})</title></rect>"
+                f'<text x="{label_x:.1f}" y="{top + plot_h - h - 3:.1f}" font-size="9" '
+                f'text-anchor="middle" fill="#334155">{y.count}</text>'
             )
         if i % every == 0:
             parts.append(
