@@ -53,14 +53,15 @@ def write_papers(path: Path) -> Path:
             venue = "ICLR" if g % 2 else "NeurIPS"
             authors = [AUTHORS[0], AUTHORS[1 + g % 2]]
             rows.append(
-                {"id": f"g{g}", "title": f"Graph study {chr(65 + g)}", "abstract": GRAPH[g % len(GRAPH)],
+                {"id": f"g{g}", "title": f"Graph study {chr(65 + g)}", "abstract": GRAPH[g],
                  "venue": venue, "year": year, "authors": authors}
             )  # fmt: skip
             g += 1
         for _ in range(others):
             venue = "ICLR" if o % 2 else "NeurIPS"
+            abstract = f"{OTHER[o % len(OTHER)]} {SETTINGS[o]}"
             rows.append(
-                {"id": f"o{o}", "title": f"Other study {chr(65 + o)}", "abstract": f"{OTHER[o % len(OTHER)]} {SETTINGS[o]}",
+                {"id": f"o{o}", "title": f"Other study {chr(65 + o)}", "abstract": abstract,
                  "venue": venue, "year": year, "authors": ["Someone Else"]}
             )  # fmt: skip
             o += 1
@@ -131,7 +132,13 @@ def test_a_trend_answer_cites_examples_and_carries_its_series(years_index, embed
 
 def test_one_indexed_year_is_no_trend(tmp_path: Path, embedder: Embedder) -> None:
     rows = [
-        {"id": f"p{i}", "title": f"Paper {chr(65 + i)}", "abstract": text, "venue": "ICML", "year": 2026}
+        {
+            "id": f"p{i}",
+            "title": f"Paper {chr(65 + i)}",
+            "abstract": text,
+            "venue": "ICML",
+            "year": 2026,
+        }
         for i, text in enumerate(GRAPH[:2] + OTHER[:3])
     ]
     source = tmp_path / "one.jsonl"
