@@ -109,10 +109,7 @@ def members(
     nearest = np.full(len(corpus.paper_ids), -1.0, dtype=np.float32)
     np.maximum.at(nearest, corpus.chunk_paper_rows, np.asarray(vectors @ query, np.float32))
     nearest[~allowed] = -1.0
-    worded = np.zeros(len(corpus.paper_ids), dtype=bool)
-    scores = corpus.lexical_scores(topic, mask)
-    if scores is not None:
-        worded[corpus.chunk_paper_rows[scores > 0]] = True
+    worded = _worded(corpus, topic) & allowed
     terms = topic_terms(topic)
     rows = np.flatnonzero((nearest >= NEAR_ALONE) | ((nearest >= NEAR_SAID) & worded & allowed))
     papers = [corpus.papers[corpus.paper_ids[r]] for r in rows]
@@ -134,6 +131,22 @@ def members(
         if sentence:
             listed.append(ListedPaper(c.scored.hit.paper, round(c.relevance, 4), sentence))
     return Members(topic, filters, tuple(listed), considered)
+
+
+def _worded(corpus: Corpus, topic: str) -> np.ndarray:
+    """Per paper: whether it uses at least half of the topic's indexed words (a cheap
+    screen before ``says_topic``, which asks for three quarters and the topic's names)."""
+    n = len(corpus.paper_ids)
+    ids = corpus.query_terms(topic).ids
+    if not ids:
+        return np.zeros(n, dtype=bool)
+    chunk_of = np.repeat(np.arange(len(corpus.chunk_ids)), np.diff(corpus.token_starts))
+    counts = np.zeros(n, dtype=np.int32)
+    for forms in ids:
+        has = np.zeros(n, dtype=bool)
+        has[corpus.chunk_paper_rows[chunk_of[np.isin(corpus.tokens, forms)]]] = True
+        counts += has
+    return counts >= max(1, len(ids) // 2)
 
 
 # -- per year ---------------------------------------------------------------------------------
