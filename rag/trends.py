@@ -41,24 +41,31 @@ VAGUE_MIN_PAPERS = 100  # ... in an index at least this large
 EXAMPLES_PER_PERIOD = 2
 PERIODS = 3
 
+_CHANGE = (
+    r"(?:chang|evolv|grow|grew|grown|develop|shift|declin|ris|rose|increas|decreas|shrink|"
+    r"shrank|expand|spread)\w*"
+)
+# a time span or series, or a verb of change with no object ("How has X changed?", "Did X
+# grow between 2011 and 2024?", not "How does the method change the learning rate?")
 _TREND = re.compile(
-    r"\b(?:trends?|over\s+(?:the\s+)?(?:years|time|decades?)|per\s+year|each\s+year|by\s+year|"
-    r"year\s+by\s+year|from\s+(?:19|20)\d\d\s+(?:to|until|through)\s+(?:19|20)\d\d|"
-    r"(?:changed|evolved|grown|developed|shifted|declined|risen|rose|grew|changing|evolving|"
-    r"growing)\b(?!\s+(?:the|a|an)\b))",
+    r"\b(?:trends?|over\s+(?:the\s+)?(?:years|time|decades?)|per\s+year|each\s+year|"
+    r"by\s+year|year\s+(?:by|over)\s+year)\b|"
+    rf"\b{_CHANGE}\b(?=\s*[?.!]*\s*$|\s+(?:over|from|between|since|during|across|through)\b)",
     re.I,
 )
-_TREND_ASKS = re.compile(r"^\s*(?:how|has|have|is|are|did|was|what|show|plot|chart)\b", re.I)
+_TREND_ASKS = re.compile(
+    r"^\s*(?:how|has|have|had|is|are|was|were|did|does|do|what|show|plot|chart)\b", re.I
+)
 _TREND_LEAD = re.compile(
-    r"^(?:(?:how|has|have|did|does|is|are|was|were|what|show|plot|chart|me|the|a|is|been|"
-    r"number|share|count|of|papers?|works?|research|studies|interest|popularity|in|on|"
-    r"about|trends?|for|work|there|been|more|less|common|has)\s+)+",
+    r"^(?:(?:how|has|have|had|did|does|do|is|are|was|were|what|show|plot|chart|me|the|a|an|"
+    r"been|amount|number|share|count|popularity|volume|of|papers?|works?|research|studies|"
+    r"interest|in|on|about|trends?|for|there|more|less)\s+)+",
     re.I,
 )
 _TREND_TAIL = re.compile(
-    r"\s*(?:\b(?:(?:has|have)\s+)?(?:changed|evolved|grown|developed|shifted|declined|risen|"
-    r"rose|grew|changing|evolving|growing)\b.*|\bover\s+(?:the\s+)?(?:years|time|decades?)\b.*|"
-    r"\b(?:per|each|by)\s+year\b.*|\bfrom\s*$|\bbetween\s*$|\bat\s*$|\bin\s*$)",
+    rf"\s*(?:\b(?:(?:has|have|had)\s+(?:been\s+)?)?{_CHANGE}\b.*|"
+    r"\bover\s+(?:the\s+)?(?:years|time|decades?)\b.*|\b(?:per|each|by)\s+year\b.*|"
+    r"\b(?:from|between|since|until|through|at|in)\s*(?:and|to)?\s*$)",
     re.I,
 )
 
@@ -73,6 +80,7 @@ def trend_topic(question: str) -> str:
     years and venue are taken off before (``question.parse_filters``)."""
     text = _TREND_TAIL.sub("", question.strip().rstrip("?.! "))
     text = _TREND_LEAD.sub("", text.strip() + " ").strip(" ,")
+    text = _TOPIC_TAIL.sub("", text).strip(" ,")
     return text or question.strip().rstrip("?.! ")
 
 
@@ -335,19 +343,26 @@ def answer_events(
 
 # -- questions about authors and venues -------------------------------------------------------
 _AUTHORS = re.compile(
-    r"^\s*(?:who\b(?!\s+(?:proposes?|introduces?|presents?)\b)|which\s+(?:authors|researchers|"
-    r"people|groups|labs)\b|(?:list|name|show)\s+(?:the\s+)?(?:authors|researchers)\b)",
+    r"^\s*(?:who\b(?!\s+(?:proposes?|introduces?|presents?|propose|introduced?|presented)\b)|"
+    r"which\s+(?:authors|researchers|people|groups|labs)\b|"
+    r"(?:list|name|show)\s+(?:the\s+)?(?:authors|researchers)\b)",
     re.I,
 )
-_AUTHORS_LEAD = re.compile(
-    r"^(?:(?:who|which|authors?|researchers|people|groups|labs|list|name|show|the|most|"
-    r"works?|working|publish(?:es|ed)?|publishing|writes?|wrote|papers?|has|have|had|do|does|"
-    r"did|is|are|on|about|in|most|frequently|often|the\s+most)\s+)+",
+# "... authors of X", "... published most on X", "Who works on X": the topic follows the
+# last of these words; "papers", "work" and "in this collection" after it are not the topic
+_AUTHORS_TOPIC = re.compile(
+    r"\b(?:authors?|researchers|people|groups|labs|who|works?|working|publish\w*|"
+    r"writ\w*|wrote|papers)\b.*?\b(?:on|about|of|in)\s+(?P<topic>.+)$",
+    re.I,
+)
+_TOPIC_TAIL = re.compile(
+    r"\s*(?:\b(?:papers?|works?|research|studies)\b\s*)?"
+    r"(?:\b(?:in|of)\s+(?:this|the)\s+(?:collection|index|corpus)|\bhere|\bindexed)?\s*$",
     re.I,
 )
 _MORE = re.compile(
-    r"\b(?:more|less)\s+(?:common|popular|frequent|prevalent|studied)\b|\bcompare[sd]?\b|"
-    r"\bversus\b|\bvs\.?\s",
+    r"\b(?:a\s+)?(?:more|less|bigger|larger|smaller)\s+(?:common|popular|frequent|prevalent|"
+    r"studied|topic)\b|\bcompared?\b|\bversus\b|\bvs\.?\s",
     re.I,
 )
 
@@ -358,7 +373,12 @@ def asks_authors(question: str) -> bool:
 
 
 def authors_topic(question: str) -> str:
-    text = _AUTHORS_LEAD.sub("", question.strip().rstrip("?.! ") + " ").strip(" ,")
+    """What an authors question is about ("Who are the most prolific authors of bandit
+    papers?" -> "bandit"); its venue and years are taken off before."""
+    text = question.strip().rstrip("?.! ")
+    if m := _AUTHORS_TOPIC.search(text):
+        text = m.group("topic")
+    text = _TOPIC_TAIL.sub("", text).strip(" ,")
     return text or question.strip().rstrip("?.! ")
 
 
