@@ -495,6 +495,12 @@ class Assistant:
             )
             timings["retrieve"] = time.perf_counter() - started
             return trends.venues_answer(query, found, counts, years, vectors, backend, timings)
+        if asked := trends.by_author_question(query):
+            author, topic = asked
+            chosen, _ = self._filters(query, True, corpus, **{**filters, "author": author})
+            found = self._members(topic, chosen, corpus)
+            timings["retrieve"] = time.perf_counter() - started
+            return trends.author_papers_answer(query, author, found, vectors, backend, timings)
         if trends.asks_authors(query):
             found, ranked = self.authors(query, **filters)
             timings["retrieve"] = time.perf_counter() - started

@@ -367,6 +367,20 @@ _MORE = re.compile(
 )
 
 
+_BY_AUTHOR = re.compile(
+    r"^\s*(?i:what|which\s+papers)\s+(?i:has|have|did|does)\s+(?P<author>[A-Z][\w.'-]*"
+    r"(?:\s+[A-Z][\w.'-]*){0,3})\s+(?i:published|written|publish|write|worked|work)\s+"
+    r"(?i:on|about|in)\s+(?P<topic>.+?)\s*[?.!]*\s*$"
+)
+
+
+def by_author_question(question: str) -> tuple[str, str] | None:
+    """("Andreas Krause", "Bayesian optimization") for "What has Andreas Krause published
+    on Bayesian optimization?"; None for any other question."""
+    m = _BY_AUTHOR.match(question)
+    return (m["author"], m["topic"]) if m else None
+
+
 def asks_authors(question: str) -> bool:
     """ "Who works on X?", "Which authors publish most on X?"."""
     return bool(_AUTHORS.search(question)) and not asks_trend(question)
@@ -557,3 +571,25 @@ def venues_answer(
             for c in counts
         ]
     yield from answer_events(question, lead, table, groups, sentence_vectors, backend, timings)
+
+
+def author_papers_answer(
+    question: str,
+    author: str,
+    found: Members,
+    sentence_vectors: SentenceVectors,
+    backend: Backend,
+    timings: dict[str, float],
+) -> Iterator[str | Step | Answer]:
+    """The papers on a topic by authors whose stored name contains ``author``."""
+    n = len(found.papers)
+    noun = "paper" if n == 1 else "papers"
+    names = sorted(
+        {a for p in found.papers for a in p.paper.authors if author.lower() in a.lower()}
+    )
+    as_stored = f" (stored as {', '.join(repr(x) for x in names)})" if names else ""
+    lead = f'{n} indexed {noun} by "{author}"{as_stored} match "{found.topic}"' + (
+        ":" if n else "."
+    )
+    groups = [("Papers:", found.papers[:20])] if n else []
+    yield from answer_events(question, lead, [], groups, sentence_vectors, backend, timings)

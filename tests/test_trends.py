@@ -173,3 +173,11 @@ def test_venues_are_compared_over_their_common_years(years_index, embedder) -> N
     )
     assert "over the years both have papers indexed" in answer.text
     assert re.search(r"- ICLR: 3 of \d+ papers", answer.text), answer.text
+
+
+def test_an_authors_papers_on_a_topic(years_index, embedder) -> None:
+    answer = make_assistant(years_index, embedder).ask(
+        "What has Alan Turing published on graph neural networks?", llm="extractive"
+    )
+    assert answer.text.startswith("3 indexed papers by \"Alan Turing\" (stored as 'Alan Turing')")
+    assert {c.paper.paper_id for c in answer.citations} == {"g0", "g2", "g4"}
