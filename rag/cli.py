@@ -1,4 +1,4 @@
-"""The ``rag`` command: an adapter over the public API. Errors become one line and exit 1."""
+"""The `rag` command over the public API (`rag.Assistant`); errors become one line and exit 1."""
 
 from __future__ import annotations
 
@@ -53,7 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="rag",
+        description="Ask questions about a conference's papers, with every statement checked "
+        "against the abstract it cites.",
+        epilog="Start with `rag ingest PATH` (or `rag ingest --bundled`), then `rag ask "
+        '"QUESTION"` or `rag serve`. `rag COMMAND --help` describes each command; a failure '
+        "prints one line saying what to do and exits with status 1.",
+    )
     store = argparse.ArgumentParser(add_help=False)
     store.add_argument("--index-dir", type=Path, help="index folder (default: index_store)")
     store.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000")
@@ -116,14 +123,14 @@ def _ingest_parser(sub: Any, store: Any) -> None:
 
 
 def _query_options(p: Any, name: str = "question", what: str | None = None) -> None:
-    p.add_argument(name.lower(), metavar=name, help=what)
-    p.add_argument("--k", type=int, help="papers to retrieve (default 5)")
-    p.add_argument("--venue")
-    p.add_argument("--year", type=int)
-    p.add_argument("--year-min", type=int)
-    p.add_argument("--year-max", type=int)
-    p.add_argument("--author")
-    p.add_argument("--keyword")
+    p.add_argument(name.lower(), metavar=name, help=what or "in plain language, quoted")
+    p.add_argument("--k", type=int, help="papers to retrieve, 1 to 50 (default 5)")
+    p.add_argument("--venue", help="only papers of this venue, e.g. ICML")
+    p.add_argument("--year", type=int, help="only papers of this year")
+    p.add_argument("--year-min", type=int, metavar="YEAR", help="only papers of this year on")
+    p.add_argument("--year-max", type=int, metavar="YEAR", help="only papers up to this year")
+    p.add_argument("--author", help="only papers with an author whose name holds this")
+    p.add_argument("--keyword", help="only papers with a keyword that holds this")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--export", type=Path, metavar="FILE", help="write the papers to FILE (.bib, .csv or .md)"
