@@ -36,12 +36,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     p.add_argument("--index-dir", type=Path, default=ROOT / "bench" / "out" / "needle-index")
     p.add_argument("--min-gold", type=int, default=5, help="years counted in the error")
+    p.add_argument("--kinds", default="trend,authors,venues", help="which questions to ask")
+    p.add_argument("--margin", action="store_true", help="ablation: a list's relative floor")
+    p.add_argument("--quoted", action="store_true", help="ablation: count only quotable papers")
     args = p.parse_args(argv)
+    from rag import trends
+
+    trends.COUNT_MARGIN, trends.COUNT_QUOTED = args.margin, args.quoted
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
+    rows = [r for r in rows if r["kind"] in args.kinds.split(",")]
     gold = json.loads(GOLD.read_text(encoding="utf-8"))["topics"]
-    authors_of = _authors_of()
+    authors_of, where = _papers()
     errors: list[float] = []
+    matched = [0, 0, 0]  # ours and gold, ours, gold: membership over the trend questions
     precisions: list[float] = []
     warm: list[float] = []
     with Assistant.open(index_dir=args.index_dir, llm="extractive") as a:
@@ -56,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  cold {seconds[0]:.1f} s, warm {seconds[1]:.1f} s")
             if r["kind"] == "trend":
                 errors += _trend(result, r, args.min_gold)
+                if not r.get("vague"):
+                    _membership(result.found, r, gold[r["topic"]]["ids"], where, matched)
             elif r["kind"] == "authors":
                 on_topic = set(gold.get(r["topic"], {}).get("ids", []))
                 precisions.append(_authors(result, r, on_topic, authors_of))
@@ -66,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"per-year count error (gold >= {args.min_gold}): mean {sum(errors) / len(errors):.1%} "
             f"over {len(errors)} years (target <= 15%)"
+        )
+    if matched[1] and matched[2]:
+        print(
+            f"membership against gold (trend questions): precision {matched[0] / matched[1]:.3f}, "
+            f"recall {matched[0] / matched[2]:.3f}"
         )
     if precisions:
         print(
@@ -133,13 +148,38 @@ def _venues(result: Any, r: dict[str, Any]) -> None:
     print(f"  more common by share: {ours} (gold {r['more_common_by_share']})")
 
 
-def _authors_of() -> dict[str, list[str]]:
-    authors = {}
+def _membership(
+    found: Any,
+    r: dict[str, Any],
+    gold_ids: list[str],
+    where: dict[str, tuple[str, int]],
+    matched: list[int],
+) -> None:
+    """Our papers against the gold ones within the question's venue and years."""
+    low, high, venue = r.get("year_min") or 0, r.get("year_max") or 9999, r.get("venue")
+
+    def within(pid: str) -> bool:
+        v, y = where.get(pid, ("", 0))
+        return low <= y <= high and (not venue or v.lower() == venue.lower())
+
+    gold = {pid for pid in gold_ids if within(pid)}
+    ours = {p.paper.paper_id for p in found.papers if within(p.paper.paper_id)}
+    both = len(gold & ours)
+    matched[0] += both
+    matched[1] += len(ours)
+    matched[2] += len(gold)
+    print(f"  membership: {len(ours)} ours, {len(gold)} gold, {both} both")
+
+
+def _papers() -> tuple[dict[str, list[str]], dict[str, tuple[str, int]]]:
+    """Each paper's authors, and its venue and year, by id."""
+    authors, where = {}, {}
     with PAPERS.open(encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             authors[row["id"]] = row.get("authors") or []
-    return authors
+            where[row["id"]] = (row.get("venue") or "", int(row.get("year") or 0))
+    return authors, where
 
 
 if __name__ == "__main__":
