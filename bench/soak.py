@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/soak.py --clients 4 --seconds 120 --batch 20
     .venv/bin/python bench/soak.py --store server
-    .venv/bin/python bench/soak.py --clients 8 --seconds 600 --index bench/out/needle-index
+    .venv/bin/python bench/soak.py --clients 8 --seconds 600 --index bench/out/needle-index \
+        --papers PAPERS.jsonl   # papers that index does not hold yet (e.g. SciFact's corpus)
 
 Builds a fresh index of the bundled ICML 2026 abstracts (``--index``: a copy of that index
 folder instead, such as the 23k needle index), starts `rag serve` on it (the
@@ -182,7 +183,7 @@ def _ask_until_stopped(url: str, asking: Asking, offset: int) -> None:
 def _sample(pid: int, every: float, asking: Asking, memory: list[tuple[float, float]]) -> None:
     """The server's resident memory every ``every`` seconds until the clients stop."""
     started = time.monotonic()
-    while True:
+    while Path(f"/proc/{pid}").exists():
         memory.append((time.monotonic() - started, vm_mb(pid, "VmRSS")))
         if asking.stop.wait(every):
             return
