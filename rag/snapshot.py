@@ -19,7 +19,7 @@ import re
 import shutil
 import time
 import uuid
-from dataclasses import astuple, dataclass, field, fields
+from dataclasses import astuple, dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -188,10 +188,26 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
         corpus = None if folder is None else _read_cache(folder / version, version)
         if corpus is not None:
             return corpus
+    if version.startswith(WRITING) and (last := _last_published(store)) is not None:
+        # an ingest is under way: the index as its last one left it, not half of this one
+        # (and no Chroma client, with its copy of the vector index, in a reading process)
+        return replace(last, version=version)
     corpus = build_corpus(store, version)
     if not version.startswith(WRITING) and store.version() == version:
         _write_cache(_cache_path(store), corpus)
     return corpus
+
+
+def _last_published(store: PaperStore) -> Corpus | None:
+    """The snapshot the last finished ingest published in the index folder, if any."""
+    folder = _published_path(store)
+    if folder is None or not folder.is_dir():
+        return None
+    for path in sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
+        if not path.name.startswith(".tmp-") and not path.name.startswith(WRITING):
+            if (corpus := _read_cache(path, path.name)) is not None:
+                return corpus
+    return None
 
 
 def publish(store: PaperStore) -> None:
