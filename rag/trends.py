@@ -130,7 +130,7 @@ def members(
     nearest[~allowed] = -1.0
     worded = _worded(corpus, topic) & allowed
     terms = topic_terms(topic)
-    rows = np.flatnonzero((nearest >= NEAR_ALONE) | ((nearest >= NEAR_SAID) & worded & allowed))
+    rows = np.flatnonzero((nearest >= NEAR_ALONE) | ((nearest >= NEAR_SAID) & worded))
     papers = [corpus.papers[corpus.paper_ids[r]] for r in rows]
     said = [says_topic(topic, terms, p) for p in papers]
     n_said, n_close = sum(said), int((nearest >= NEAR_ALONE).sum())
@@ -277,14 +277,9 @@ def trend(question: str, found: Members, corpus: Corpus) -> Trend:
             undated += 1
         else:
             by_year.setdefault(p.paper.year, []).append(p)
-    known = sorted(totals)
-    low = filters.year_min if filters.year_min is not None else (known[0] if known else 0)
-    high = filters.year_max if filters.year_max is not None else (known[-1] if known else -1)
-    low, high = max(low, known[0]) if known else low, min(high, known[-1]) if known else high
-    years = tuple(
-        YearCount(year, len(by_year.get(year, ())), totals.get(year, 0))
-        for year in range(low, high + 1)
-    )
+    # from the first to the last year with papers indexed within the filters, gaps included
+    span = range(min(totals), max(totals) + 1) if totals else range(0)
+    years = tuple(YearCount(y, len(by_year.get(y, ())), totals.get(y, 0)) for y in span)
     return Trend(question, found, years, undated, {y: tuple(v) for y, v in by_year.items()})
 
 
