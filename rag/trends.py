@@ -55,14 +55,19 @@ _CHANGE = (
     r"(?:chang|evolv|grow|grew|grown|develop|shift|declin|ris|rose|increas|decreas|shrink|"
     r"shrank|expand|spread)\w*"
 )
-# a time span or series, or a verb of change with no object ("How has X changed?", "Did X
-# grow between 2011 and 2024?", not "How does the method change the learning rate?")
-_TREND = re.compile(
+# a time span or series, or a verb of change with no object asked in the past ("How has X
+# changed?", "Did X grow between 2011 and 2024?"; not "How does the method change the
+# learning rate?", nor a comparison that "differs from that of the paper ...")
+_SERIES = re.compile(
     r"\b(?:trends?|over\s+(?:the\s+)?(?:years|time|decades?)|per\s+year|each\s+year|"
-    r"by\s+year|year\s+(?:by|over)\s+year)\b|"
+    r"by\s+year|year\s+(?:by|over)\s+year)\b",
+    re.I,
+)
+_CHANGED = re.compile(
     rf"\b{_CHANGE}\b(?=\s*[?.!]*\s*$|\s+(?:over|from|between|since|during|across|through)\b)",
     re.I,
 )
+_PAST = re.compile(r"^\s*(?:(?:how|what)\s+)?(?:has|have|had|did)\b", re.I)
 _TREND_ASKS = re.compile(
     r"^\s*(?:how|has|have|had|is|are|was|were|did|does|do|what|show|plot|chart)\b", re.I
 )
@@ -82,7 +87,9 @@ _TREND_TAIL = re.compile(
 
 def asks_trend(question: str) -> bool:
     """The question asks how a topic's share of the papers changed over the years."""
-    return bool(_TREND.search(question) and _TREND_ASKS.search(question))
+    if _SERIES.search(question):
+        return bool(_TREND_ASKS.search(question))
+    return bool(_CHANGED.search(question) and _PAST.search(question))
 
 
 def trend_topic(question: str) -> str:
@@ -372,7 +379,8 @@ def answer_events(
 
 # -- questions about authors and venues -------------------------------------------------------
 _AUTHORS = re.compile(
-    r"^\s*(?:who\b(?!\s+(?:proposes?|introduces?|presents?|propose|introduced?|presented)\b)|"
+    r"^\s*(?:who\s+(?:(?:are|is)\s+(?:the\s+)?(?:\w+\s+){0,2}(?:authors|researchers)|"
+    r"(?:works?|worked|working|publish\w*|writes?|wrote|studies|studied|researche?s?)\b)|"
     r"which\s+(?:authors|researchers|people|groups|labs)\b|"
     r"(?:list|name|show)\s+(?:the\s+)?(?:authors|researchers)\b)",
     re.I,

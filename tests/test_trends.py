@@ -85,6 +85,8 @@ def test_questions_about_the_corpus_are_told_apart() -> None:
     assert asks_authors("Who works on Bayesian optimization?")
     assert asks_authors("Which authors publish most on graph neural networks?")
     assert not asks_authors("Who proposes the CSR defense?")
+    assert not asks_authors("Who won the 2022 FIFA World Cup?")  # not about the papers
+    assert not asks_trend("How does the model's representation differ from the change?")
     assert compared_venues(
         "Is meta-learning more common at ICLR or at NeurIPS?", ["NeurIPS", "ICLR"]
     ) == [
