@@ -43,11 +43,12 @@ from _common import REPO, Query, indexes, metrics, write_json
 
 from eval.questions import PaperLookup, load_questions
 from rag import Assistant
-from rag.fusion import Candidates, fuse_scores
+from rag import rerank
+from rag.fusion import Candidates, FirstStage, candidates, fuse_scores
 from rag.ranking import FusionModel, bundled_model
 from rag.retrieve import Filters
 
-SETS = ("needle", "unseen", "written_test", "tldr", "keyword", "scifact")
+SETS = ("needle", "unseen", "written_test", "tldr", "keyword", "scifact", "tune")
 TRAINING = ("tldr", "scifact", "written")
 MAIN = {"needle": "recall@1", "unseen": "recall@1", "written_test": "recall@1", "tldr": "recall@1"}
 # else nDCG@10
@@ -58,6 +59,9 @@ UNSEEN = REPO / "eval" / "questions" / "icml2026_unseen.jsonl"
 WRITTEN = REPO / "bench" / "fusion_train.jsonl"
 WRITTEN_TEST = REPO / "bench" / "fusion_test.jsonl"
 CACHE = indexes.BENCH_OUT / "fusion-candidates"
+RERANK_DEPTH = 30  # the most papers a reranker setting re-reads
+RERANK_SETTINGS = ((10, 0.0), (20, 0.0), (30, 0.0), (20, 0.5), (20, 1.0), (20, 2.0), (30, 1.0))
+PASSAGES: dict[str, tuple[str, dict[str, str]]] = {}  # per query: its text, top passages
 
 Found = dict[str, Candidates]
 Relevant = dict[str, list[str]]
@@ -69,10 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = bundled_model() if args.model is None else load_model(args.model)
     results: dict[str, Any] = {}
     for name in args.sets:
-        found, relevant = held_out_part(*collect(name, args.scifact_index))
+        found, relevant = (
+            tuning_part(args.scifact_index)
+            if name == "tune"
+            else held_out_part(*collect(name, args.scifact_index))
+        )  # fmt: skip
         results[name] = {"queries": len(found), "settings": sweep(found, relevant, model)}
         print(table(name, results[name]), flush=True)
     print(summary(results))
+    if args.tune_reranker:
+        tune_reranker(results["tune"]["settings"] if "tune" in results else {})
     if args.ask:
         results["ask"] = ask_recall([n for n in args.sets if n in ("needle", "unseen")])
     out = write_json(
@@ -99,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also ask the needle and unseen questions (extractive) with each fusion and count "
         "how often the paper asked for is among the papers the answer is written from",
     )
+    p.add_argument(
+        "--tune-reranker",
+        action="store_true",
+        help="with the tune set: write the reranker setting best on it (MRR) into the "
+        "reranker's manifest (its fusion_weight) and print its depth",
+    )
     p.add_argument("--out", type=Path, help="result JSON (default: bench/out/fusion.json)")
     return p  # fmt: skip
 
@@ -122,11 +138,29 @@ def held_out(qid: str) -> bool:
     return hashlib.sha1(qid.encode()).digest()[0] % 2 == 1
 
 
+def tuning(qid: str) -> bool:
+    """A fifth of the training queries, fixed by their ids, that the reranker is not trained
+    on: its depth and weight are chosen on them (``bench/reranker_data.py``)."""
+    return hashlib.sha1(qid.encode()).digest()[2] % 5 == 0
+
+
 def held_out_part(found: Found, relevant: Relevant, name: str) -> tuple[Found, Relevant]:
     if name not in TRAINING:
         return found, relevant
     keep = [q for q in found if held_out(q)]
     return {q: found[q] for q in keep}, {q: relevant[q] for q in keep}
+
+
+def tuning_part(scifact_index: Path | None) -> tuple[Found, Relevant]:
+    """The training queries kept for tuning the reranker (``tuning``), all sets together."""
+    found: Found = {}
+    relevant: Relevant = {}
+    for name in TRAINING:
+        f, r, _ = collect(name, scifact_index)
+        keep = [q for q in f if tuning(q) and (name == "written" or not held_out(q))]
+        found.update({q: f[q] for q in keep})
+        relevant.update({q: r[q] for q in keep})
+    return found, relevant
 
 
 def training_part(found: Found, relevant: Relevant, name: str) -> tuple[Found, Relevant]:
@@ -146,25 +180,38 @@ def collect(name: str, scifact_index: Path | None = None) -> tuple[Found, Releva
         with path.open("rb") as f:
             cached = pickle.load(f)
         if cached["key"] == key:
+            PASSAGES.update(cached["passages"])
             return cached["found"], cached["relevant"], name
     except (OSError, EOFError, KeyError, pickle.UnpicklingError):
         pass
     from tqdm import tqdm
 
-    found = {
-        q.qid: assistant.retriever.candidates(q.text, Filters(**q.filters))
-        for q in tqdm(queries, desc=name, unit=" q", file=sys.stderr, mininterval=2)
-    }
+    found, passages = {}, {}
+    for q in tqdm(queries, desc=name, unit=" q", file=sys.stderr, mininterval=2):
+        stage = assistant.retriever.first_stage(q.text, Filters(**q.filters), "hybrid", None)
+        found[q.qid] = candidates(stage, q.text)
+        passages[q.qid] = _passages(stage, found[q.qid], q.text)
     relevant = {q.qid: list(q.relevant) for q in queries}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
-        pickle.dump({"key": key, "found": found, "relevant": relevant}, f)
+        pickle.dump({"key": key, "found": found, "relevant": relevant, "passages": passages}, f)
+    PASSAGES.update(passages)
     return found, relevant, name
+
+
+def _passages(stage: FirstStage, found: Candidates, query: str) -> tuple[str, dict[str, str]]:
+    """The query and what the reranker reads of the learned fusion's top ``RERANK_DEPTH``."""
+    if not found.paper_ids:
+        return query, {}
+    order = np.argsort(-bundled_model().score(found.features), kind="stable")[:RERANK_DEPTH]
+    corpus = stage.corpus
+    top = [found.paper_ids[i] for i in order]
+    return query, {p: rerank.passage(corpus.papers[p], stage.evidence(p)) for p in top}
 
 
 def _code_digest() -> str:
     digest = hashlib.sha1()
-    for module in ("lexical.py", "snapshot.py", "retrieve.py", "fusion.py", "ranking.py"):
+    for module in ("lexical.py", "snapshot.py", "retrieve.py", "fusion.py", "ranking.py", "rerank.py"):
         digest.update((REPO / "rag" / module).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -189,12 +236,57 @@ def rank(found: Found, score: Callable[[Candidates], np.ndarray]) -> dict[str, l
     }
 
 
+def reranked(found: Found, model: FusionModel, depth: int, weight: float) -> dict[str, list[str]]:
+    """The learned order with its first ``depth`` papers re-scored by the reranker: its
+    logit plus ``weight`` times the fused score."""
+    encoder = rerank.model()
+    out = {}
+    for qid, c in found.items():
+        if not c.paper_ids:
+            out[qid] = []
+            continue
+        fused = model.score(c.features)
+        order = np.argsort(-fused, kind="stable")
+        query, passages = PASSAGES[qid]
+        top = order[:depth]
+        logits = encoder.logits([(query, passages[c.paper_ids[i]]) for i in top])
+        new = rerank.combine(logits, fused[top].astype(np.float32), weight)
+        ranked = [*top[np.argsort(-new, kind="stable")], *order[depth:]]
+        out[qid] = [c.paper_ids[i] for i in ranked[:10]]
+    return out
+
+
 def sweep(found: Found, relevant: Relevant, model: FusionModel | None) -> dict[str, Any]:
     """Every setting's metrics over the same candidates."""
+    runs = {name: rank(found, s) for name, s in settings(model).items()}
+    if model is not None and _reranker_present():
+        for depth, weight in RERANK_SETTINGS:
+            runs[f"rerank {depth} w={weight}"] = reranked(found, model, depth, weight)
     return {
-        name: metrics.mean_metrics(metrics.ranking_metrics(relevant, rank(found, s), METRICS))
-        for name, s in settings(model).items()
+        name: metrics.mean_metrics(metrics.ranking_metrics(relevant, run, METRICS))
+        for name, run in runs.items()
     }
+
+
+def tune_reranker(settings: dict[str, Any]) -> None:
+    """The best reranker setting on the tuning queries, its weight into the manifest."""
+    import json
+
+    tried = {n: v for n, v in settings.items() if n.startswith("rerank ")}
+    if not tried:
+        raise SystemExit("--tune-reranker needs --sets tune and the reranker's files")
+    best = max(tried, key=lambda n: tried[n]["mrr"])
+    depth, weight = best.split()[1], float(best.split("w=")[1])
+    path = rerank.model().folder / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**manifest, "fusion_weight": weight}, indent=1) + "\n")
+    print(f"best on the tuning queries: {best} (MRR {tried[best]['mrr']:.3f}); "
+          f"fusion_weight {weight} written to {path.relative_to(REPO)}; "
+          f"retrieval.rerank_depth should be {depth}")  # fmt: skip
+
+
+def _reranker_present() -> bool:
+    return (rerank.model().folder / "manifest.json").exists()
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:

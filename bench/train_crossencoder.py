@@ -3,6 +3,7 @@
     python bench/verifier_data.py                       # the pairs (bench/out/verifier/pairs.jsonl)
     python bench/train_crossencoder.py verifier          # train (resumable), export, install
     python bench/train_crossencoder.py verifier --export-only
+    python bench/reranker_data.py && python bench/train_crossencoder.py reranker
 
 The model is all-MiniLM-L6-v2's transformer (its first ``--layers`` layers) with one linear
 head on the [CLS] token, trained with binary cross-entropy on (query, passage, label) rows,
@@ -260,6 +261,11 @@ def install(model, tok, held, args, source: Path, rows_count: int) -> None:
     shutil.copy(work / "tokenizer.json", target / "tokenizer.json")
     held_auc = auc(scores[chosen], labels)
     _write_manifest(target, args, chosen, rows_count, old.get("thresholds", {}), held_auc)
+    if "fusion_weight" in old:  # chosen by bench/fusion.py --tune-reranker; kept
+        manifest = _read_manifest(target)
+        (target / "manifest.json").write_text(
+            json.dumps({**manifest, "fusion_weight": old["fusion_weight"]}, indent=1) + "\n"
+        )
     print(f"installed {chosen} in {target.relative_to(REPO)} "
           f"({(target / 'model.onnx').stat().st_size / 1e6:.1f} MB)", flush=True)  # fmt: skip
 
@@ -284,7 +290,7 @@ def _write_manifest(folder: Path, args, precision: str, rows: int, thresholds: d
         "epochs": args.epochs,
         "cap": args.cap,
         "held_out_auc": held_auc,
-        "rebuild": "python bench/verifier_data.py && python bench/train_crossencoder.py "
+        "rebuild": f"python bench/{args.name}_data.py && python bench/train_crossencoder.py "
         + " ".join(sys.argv[1:]),
         "thresholds": thresholds,
         "sha256": {f: _sha256(folder / f) for f in ("model.onnx", "tokenizer.json")},

@@ -15,13 +15,13 @@ from typing import cast
 
 import numpy as np
 
-from . import fusion
+from . import fusion, rerank
 from .embedder import Embedder, Threads
 from .errors import EmbedderMismatchError, InputError
 from .fusion import Candidates, FirstStage
 from .lexical import top_chunks
 from .settings import RetrievalSettings
-from .snapshot import Corpus, load_corpus
+from .snapshot import Corpus, load_corpus, pending
 from .store import PaperStore
 from .types import SEARCH_MODES, Hit, Paper, SearchMode
 
@@ -126,7 +126,10 @@ class Retriever:
         with self._lock:
             meta = self.store.metadata()
             version = str(meta.get("version", ""))
-            if self._corpus is None or self._corpus.version != version:
+            current = self._corpus
+            if current is None or (
+                current.version != version and not pending(current, self.store, version)
+            ):
                 if self._corpus is None:  # a fresh process: the model loads meanwhile
                     # not a daemon: exiting while onnxruntime builds a session aborts
                     warm_up = self.embedder.warm_up
@@ -160,9 +163,13 @@ class Retriever:
         ``embedding``: the query's vector from ``embed_later``."""
         k = checked_k(k, self.settings.k)
         stage = self.first_stage(query, filters, mode, corpus, embedding)
+        depth = self.settings.rerank_depth if mode == "hybrid" and self.settings.rerank else 0
+        n = max(k, depth)
         if mode == "hybrid" and self.settings.fusion != "rrf":
-            return fusion.by_score(stage, k, query, self.settings)
-        return fusion.rrf(stage, k, self.settings.rrf_k)
+            hits = fusion.by_score(stage, n, query, self.settings)
+        else:
+            hits = fusion.rrf(stage, n, self.settings.rrf_k)
+        return rerank.rerank(query, hits, depth)[:k] if depth else hits[:k]
 
     def candidates(self, query: str, filters: Filters | None = None) -> Candidates:
         """What fusion ranks: every candidate paper with its best chunk's BM25 score, cosine

@@ -85,6 +85,14 @@ class RetrievalSettings(_Section):
         description="How BM25 and dense results are combined: the learned model "
         "(rag/data/fusion.json), normalised scores mixed by lexical_weight, or ranks.",
     )
+    rerank: bool = Field(
+        default=False,
+        description="Re-read the fused top papers with the question by the reranker trained "
+        "here (rag/data/models/reranker) and re-order them.",
+    )
+    rerank_depth: int = Field(
+        default=20, ge=2, le=50, description="How many of the fused top papers are re-read."
+    )
     lexical_weight: float = Field(default=0.5, description="BM25's share in score fusion.")
     rrf_k: int = 60
     min_similarity: float = Field(

@@ -192,10 +192,39 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
         # an ingest is under way: the index as its last one left it, not half of this one
         # (and no Chroma client, with its copy of the vector index, in a reading process)
         return replace(last, version=version)
+    if _publishing(store) and (last := _last_published(store)) is not None:
+        # the ingest has written its last stamp and is publishing the snapshot for it:
+        # the last one until it is there (``pending``), still no Chroma client here
+        return replace(last, version=PENDING + version)
     corpus = build_corpus(store, version)
     if not version.startswith(WRITING) and store.version() == version:
         _write_cache(_cache_path(store), corpus)
     return corpus
+
+
+PENDING = "pending-"  # a corpus standing in for a version whose snapshot is being published
+_PUBLISH_GRACE_S = 300.0  # an ingest publishes within this long of its last write
+
+
+def pending(corpus: Corpus, store: PaperStore, version: str) -> bool:
+    """Whether ``corpus`` stands in for ``version`` and its snapshot is still to come (so the
+    reader keeps it instead of loading anything)."""
+    folder = _published_path(store)
+    if corpus.version != PENDING + version or folder is None:
+        return False
+    return not (folder / version / _DATA).is_file() and _publishing(store)
+
+
+def _publishing(store: PaperStore) -> bool:
+    """An ingest wrote to the index folder moments ago, so it publishes its snapshot next."""
+    folder = _published_path(store)
+    if folder is None:
+        return False
+    try:
+        written = (Path(store.settings.index_dir) / "chroma.sqlite3").stat().st_mtime
+    except OSError:
+        return False
+    return time.time() - written < _PUBLISH_GRACE_S
 
 
 def _last_published(store: PaperStore) -> Corpus | None:

@@ -42,6 +42,7 @@ from .types import Paper
 
 SCHEMA = 1
 T = TypeVar("T")
+_PEEK_WAIT_S = 2.0  # how long a reader waits for a writer's lock on the SQLite file
 WRITING = "writing-"  # prefix of a version stamp set before a write that has not finished
 _PAGE = 5000
 
@@ -362,6 +363,7 @@ class PaperStore:
         self._lock = threading.RLock()
         self._written = False  # since the last version stamp
         self._seen = ""  # the version stamp this store last read or wrote
+        self._peeked: dict[str, Any] | None = None  # metadata last read straight from SQLite
 
     # -- opening ---------------------------------------------------------------------------
     @contextmanager
@@ -470,6 +472,10 @@ class PaperStore:
                 f"No index in {describe(self.settings)}. Run `rag ingest PATH` first."
             )
         peeked = None if self._conn is not None or no_folder else self._peek_metadata()
+        if peeked is None and self._conn is None and self._peeked is not None:
+            # a writer holds the file's lock: the index as last read, not a Chroma client
+            # (which would load the whole vector index into this reading process)
+            peeked = self._peeked
         if peeked is not None:
             meta = peeked
         else:
@@ -484,7 +490,7 @@ class PaperStore:
         answers without loading Chroma at all. None when it cannot be read that way."""
         uri = f"{(self.settings.index_dir / 'chroma.sqlite3').resolve().as_uri()}?mode=ro"
         try:
-            with closing(sqlite3.connect(uri, uri=True, timeout=1.0)) as db:
+            with closing(sqlite3.connect(uri, uri=True, timeout=_PEEK_WAIT_S)) as db:
                 rows = db.execute(
                     "SELECT m.key, m.str_value, m.int_value, m.float_value, m.bool_value "
                     "FROM collection_metadata m JOIN collections c ON c.id = m.collection_id "
@@ -499,7 +505,10 @@ class PaperStore:
             meta[key] = (
                 bool(flag) if flag is not None else next((v for v in values if v is not None), None)
             )
-        return meta if "version" in meta else None
+        if "version" not in meta:
+            return None
+        self._peeked = meta
+        return meta
 
     def _folder_has_index(self) -> bool:
         return (self.settings.index_dir / "chroma.sqlite3").is_file()
@@ -508,7 +517,8 @@ class PaperStore:
         """Read the folder afresh when another client has written to it since this store
         last looked (see ``_embedded_client``); a Chroma server needs nothing."""
         with self._lock:
-            if self._seen and version != self._seen and not self.settings.chroma_url:
+            stale = self._conn is not None  # no client yet: nothing to read afresh
+            if stale and self._seen and version != self._seen and not self.settings.chroma_url:
                 self._reconnect()
             self._seen = version
 

@@ -160,3 +160,33 @@ def test_a_read_only_command_creates_no_index(tmp_path: Path, command: list[str]
         "error: No index in index_store/. Run `rag ingest PATH` first."
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_reader_never_opens_chroma_while_another_process_ingests(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """While an ingest writes (and until it has published its snapshot) a reader answers from
+    the last published snapshot instead of a Chroma client of its own, which would load the
+    whole vector index into every serving process and write to the folder."""
+    folder = tmp_path / "index"
+    settings = Settings().with_overrides(**{"store.index_dir": str(folder)})
+    rag_cli("ingest", str(write_jsonl(tmp_path / "first.jsonl", FIRST)), "--index-dir", str(folder))
+    reader = Assistant(settings, PaperStore(settings.store), embedder)
+    reader.search(QUESTION, 3)
+    more = [
+        {**NEW, "id": f"paper-{i}", "title": f"{NEW['title']} {i}",
+         "abstract": f"{NEW['abstract']} Variant {i} stacks {i + 2} layers."}
+        for i in range(40)
+    ]  # fmt: skip
+    cmd = [sys.executable, "-m", "rag.cli", "ingest", str(write_jsonl(tmp_path / "more.jsonl", more))]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writer = subprocess.Popen([*cmd, "--index-dir", str(folder)], cwd=ROOT, env=env)
+    searches = 0
+    while writer.poll() is None:
+        reader.search(QUESTION, 3)
+        searches += 1
+    assert writer.returncode == 0 and searches > 0
+    assert reader.store._conn is None  # no Chroma client was made in the reader
+    hits = reader.search(QUESTION, 3)
+    assert hits[0].paper.paper_id.startswith("paper-")
+    assert len(reader.retriever.corpus.papers) == 42
