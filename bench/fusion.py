@@ -42,8 +42,7 @@ import scifact
 from _common import REPO, Query, indexes, metrics, write_json
 
 from eval.questions import PaperLookup, load_questions
-from rag import Assistant
-from rag import rerank
+from rag import Assistant, rerank
 from rag.fusion import Candidates, FirstStage, candidates, fuse_scores
 from rag.ranking import FusionModel, bundled_model
 from rag.retrieve import Filters
@@ -211,7 +210,14 @@ def _passages(stage: FirstStage, found: Candidates, query: str) -> tuple[str, di
 
 def _code_digest() -> str:
     digest = hashlib.sha1()
-    for module in ("lexical.py", "snapshot.py", "retrieve.py", "fusion.py", "ranking.py", "rerank.py"):
+    for module in (
+        "lexical.py",
+        "snapshot.py",
+        "retrieve.py",
+        "fusion.py",
+        "ranking.py",
+        "rerank.py",
+    ):
         digest.update((REPO / "rag" / module).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -7,7 +7,8 @@ product's own first stage.
 Queries, none of them an evaluation query and none about a paper of an evaluation set:
 
 * ``tldr``: the training half of the ML TL;DR known-item set (``bench/fusion.py`` scores
-  the other half; a fifth of the training half is kept for tuning, ``fusion.tuning``), over the needle index (the 23k ML abstracts and the bundled ones);
+  the other half; a fifth of the training half is kept for tuning, ``fusion.tuning``),
+  over the needle index (the 23k ML abstracts and the bundled ones);
 * ``scifact``: the training half of the SciFact training claims, over the SciFact index;
 * ``written``: ``bench/fusion_train.jsonl``;
 * ``synthetic``: one sentence drawn from the abstract of a random paper of the ML list, the
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import fusion
 import ml
-from _common import REPO, indexes
+from _common import REPO
 
 from rag.rerank import passage
 from rag.retrieve import Filters
@@ -97,7 +98,9 @@ def pairs(assistant, queries: list[tuple[str, tuple[str, ...], str]], args, rng,
         chosen = others[: args.top]
         rest = others[args.top :]
         chosen += rng.sample(rest, min(args.random, len(rest)))
-        out += [_row(query, passage(h.paper, h.evidence), 0, h.paper.paper_id, kind) for h in chosen]
+        out += [
+            _row(query, passage(h.paper, h.evidence), 0, h.paper.paper_id, kind) for h in chosen
+        ]
         if n % 200 == 0 or n == len(queries):
             rate = n / (time.monotonic() - started)
             print(f"{kind}: {n}/{len(queries)} queries, {rate:.1f}/s", file=sys.stderr, flush=True)

@@ -40,7 +40,9 @@ def fusion_weight(encoder: CrossEncoder) -> float:
     return float(encoder.manifest.get("fusion_weight", 0.0))
 
 
-def rerank(query: str, hits: list[Hit], depth: int, encoder: CrossEncoder | None = None) -> list[Hit]:
+def rerank(
+    query: str, hits: list[Hit], depth: int, encoder: CrossEncoder | None = None
+) -> list[Hit]:
     """``hits`` (best first, fused scores) with the first ``depth`` re-scored and re-ordered."""
     if depth <= 1 or len(hits) <= 1:
         return hits

@@ -178,7 +178,13 @@ def test_a_reader_never_opens_chroma_while_another_process_ingests(
          "abstract": f"{NEW['abstract']} Variant {i} stacks {i + 2} layers."}
         for i in range(40)
     ]  # fmt: skip
-    cmd = [sys.executable, "-m", "rag.cli", "ingest", str(write_jsonl(tmp_path / "more.jsonl", more))]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rag.cli",
+        "ingest",
+        str(write_jsonl(tmp_path / "more.jsonl", more)),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     writer = subprocess.Popen([*cmd, "--index-dir", str(folder)], cwd=ROOT, env=env)
     searches = 0
