@@ -8,7 +8,8 @@ Hybrid search (k=5) over ~100 distinct questions, after one warm-up search: p50 
 (targets 15 ms and 30 ms), then the same questions step by step (version check, question
 embedding, BM25, exact dense search over the snapshot's vectors, and the fusion: features
 and model, or the fixed weight with ``RAG_RETRIEVAL__FUSION=score``) to show where the time
-goes. ``--chroma-url`` measures a Chroma server instead of the folder. ``--ttft N``
+goes, and the same searches again with the reranker and without it, alternating.
+``--chroma-url`` measures a Chroma server instead of the folder. ``--ttft N``
 compares the local LLM's time to first token through rag (``rag.llm.local_llm`` +
 ``stream_chat``) with llama.cpp's own ``create_chat_completion(stream=True)`` on the same
 messages (target: within 1.1x).
@@ -56,14 +57,39 @@ def main(argv: list[str] | None = None) -> int:
         f"{stats.location}: {stats.papers} papers, {stats.chunks} chunks; first search "
         f"(loads the snapshot) {time.perf_counter() - started:.2f}s; {load_average()}"
     )
+    settings = assistant.settings.retrieval
+    reranking, settings.rerank = settings.rerank, False
     latencies = [_timed(lambda q=q: assistant.search(q, 5)) for q in qs]
     embedder = assistant.embedder
     print(f"hybrid search, k=5: {summary_ms(latencies)}  (targets: p50 15 ms, p95 30 ms)")
+    _reranked(assistant, qs)
+    settings.rerank = reranking
     print(f"embedder: {embedder.runtime} {embedder.precision}; peak memory {peak_rss_mb():.0f} MiB")
     _steps(assistant, qs)
     if args.ttft:
         _ttft(assistant, qs, args.ttft)
     return 0
+
+
+def _reranked(assistant: Any, qs: list[str]) -> None:
+    """The same searches with the reranker on, alternating with it off, question by
+    question (each question is reranked once: the reranker keeps the pairs it has read)."""
+    from rag import rerank
+
+    settings = assistant.settings.retrieval
+    if not (rerank.model().folder / "manifest.json").is_file():
+        return
+    settings.rerank = True
+    assistant.search("a warm-up question for the reranker", 5)
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for i, q in enumerate(qs):
+        for reranked in (i % 2 == 0, i % 2 == 1):  # which goes first (embeds q) alternates
+            settings.rerank = reranked
+            times[reranked].append(_timed(lambda q=q: assistant.search(q + " ", 5)))
+    off, on = times[False], times[True]
+    print(f"  the same, alternating: without the reranker {summary_ms(off)}; "
+          f"reranking the top {settings.rerank_depth}: {summary_ms(on)} "
+          "(targets with it: p50 150 ms, p95 300 ms)")  # fmt: skip
 
 
 def _timed(call: Callable[[], Any]) -> float:

@@ -134,7 +134,7 @@ class Retriever:
                     # not a daemon: exiting while onnxruntime builds a session aborts
                     warm_up = self.embedder.warm_up
                     threading.Thread(target=warm_up, name="rag-warm-up").start()
-                self._corpus = load_corpus(self.store, version)
+                self._corpus = load_corpus(self.store, version, current)
                 self._mismatch = None
                 try:
                     self.store.check(self.embedder.provenance, meta)

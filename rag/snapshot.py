@@ -53,6 +53,7 @@ class Corpus:
     token_starts: np.ndarray = field(repr=False)
     title_lengths: np.ndarray = field(repr=False)
     chunk_index: dict[str, int] = field(default_factory=dict, repr=False)
+    origin: str = ""  # the published snapshot it was read from, if any
 
     def __post_init__(self) -> None:
         self.chunk_index = {cid: i for i, cid in enumerate(self.chunk_ids)}
@@ -175,7 +176,9 @@ def _published_path(store: PaperStore) -> Path | None:
     return None if store.settings.chroma_url else Path(store.settings.index_dir) / SNAPSHOT_DIR
 
 
-def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
+def load_corpus(
+    store: PaperStore, version: str | None = None, current: Corpus | None = None
+) -> Corpus:
     """The corpus at the index's current version: as published in the index folder, else
     from the user's cache, else built from the index (and cached).
 
@@ -188,11 +191,11 @@ def load_corpus(store: PaperStore, version: str | None = None) -> Corpus:
         corpus = None if folder is None else _read_cache(folder / version, version)
         if corpus is not None:
             return corpus
-    if version.startswith(WRITING) and (last := _last_published(store)) is not None:
+    if version.startswith(WRITING) and (last := _last_published(store, current)) is not None:
         # an ingest is under way: the index as its last one left it, not half of this one
         # (and no Chroma client, with its copy of the vector index, in a reading process)
         return replace(last, version=version)
-    if _publishing(store) and (last := _last_published(store)) is not None:
+    if _publishing(store) and (last := _last_published(store, current)) is not None:
         # the ingest has written its last stamp and is publishing the snapshot for it:
         # the last one until it is there (``pending``), still no Chroma client here
         return replace(last, version=PENDING + version)
@@ -227,13 +230,16 @@ def _publishing(store: PaperStore) -> bool:
     return time.time() - written < _PUBLISH_GRACE_S
 
 
-def _last_published(store: PaperStore) -> Corpus | None:
-    """The snapshot the last finished ingest published in the index folder, if any."""
+def _last_published(store: PaperStore, current: Corpus | None = None) -> Corpus | None:
+    """The snapshot the last finished ingest published in the index folder, if any:
+    ``current`` when that is what it was read from (a server does not read it again)."""
     folder = _published_path(store)
     if folder is None or not folder.is_dir():
         return None
     for path in sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
         if not path.name.startswith(".tmp-") and not path.name.startswith(WRITING):
+            if current is not None and current.origin == path.name:
+                return current
             if (corpus := _read_cache(path, path.name)) is not None:
                 return corpus
     return None
@@ -285,6 +291,7 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         tokens=tokens,
         token_starts=token_starts,
         title_lengths=title_lengths,
+        origin=version,
     )
 
 

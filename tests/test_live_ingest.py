@@ -163,16 +163,29 @@ def test_a_read_only_command_creates_no_index(tmp_path: Path, command: list[str]
 
 
 def test_a_reader_never_opens_chroma_while_another_process_ingests(
-    tmp_path: Path, embedder: Embedder
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While an ingest writes (and until it has published its snapshot) a reader answers from
-    the last published snapshot instead of a Chroma client of its own, which would load the
-    whole vector index into every serving process and write to the folder."""
+    the snapshot it holds instead of a Chroma client of its own, which would load the whole
+    vector index into every serving process and write to the folder; it reads the new
+    snapshot once, when it is published."""
+    from rag import snapshot
+
+    reads: list[str] = []
+    read_cache = snapshot._read_cache
+
+    def counted(path: Path, version: str) -> snapshot.Corpus | None:
+        corpus = read_cache(path, version)
+        if corpus is not None:
+            reads.append(version)
+        return corpus
+
     folder = tmp_path / "index"
     settings = Settings().with_overrides(**{"store.index_dir": str(folder)})
     rag_cli("ingest", str(write_jsonl(tmp_path / "first.jsonl", FIRST)), "--index-dir", str(folder))
     reader = Assistant(settings, PaperStore(settings.store), embedder)
     reader.search(QUESTION, 3)
+    monkeypatch.setattr(snapshot, "_read_cache", counted)
     more = [
         {**NEW, "id": f"paper-{i}", "title": f"{NEW['title']} {i}",
          "abstract": f"{NEW['abstract']} Variant {i} stacks {i + 2} layers."}
@@ -196,3 +209,4 @@ def test_a_reader_never_opens_chroma_while_another_process_ingests(
     hits = reader.search(QUESTION, 3)
     assert hits[0].paper.paper_id.startswith("paper-")
     assert len(reader.retriever.corpus.papers) == 42
+    assert reads == [reader.retriever.corpus.version]  # the new snapshot, once
