@@ -135,6 +135,8 @@ class Retriever:
                     warm_up = self.embedder.warm_up
                     threading.Thread(target=warm_up, name="rag-warm-up").start()
                 self._corpus = load_corpus(self.store, version, current)
+                if current is not None and self._corpus is not current:
+                    _release_later()
                 self._mismatch = None
                 try:
                     self.store.check(self.embedder.provenance, meta)
@@ -245,3 +247,26 @@ class Retriever:
             papers = corpus.papers.values()
             ok &= np.fromiter((filters.matches(p) for p in papers), dtype=bool, count=len(ok))
         return ok
+
+
+_RELEASE_AFTER_S = 10.0  # the searches that still hold the old snapshot finish meanwhile
+
+
+def _release_later() -> None:
+    """Give the pages the replaced snapshot freed back to the system once the searches
+    holding it are done: a serving process reads a new snapshot after every ingest, and
+    glibc keeps what Python frees in its heaps (``malloc_trim``; other C libraries: none)."""
+    timer = threading.Timer(_RELEASE_AFTER_S, release_freed_memory)
+    timer.daemon = True
+    timer.start()
+
+
+def release_freed_memory() -> None:
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass

@@ -279,13 +279,20 @@ def _read_cache(path: Path, version: str) -> Corpus | None:
         title_lengths = np.load(path / "title_lengths.npy")
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
-    papers = [_paper(row) for row in data["papers"]]
+    papers = {p.paper_id: p for p in map(_paper, data["papers"])}
+    chunk_papers, texts = data["chunk_papers"], data["chunk_texts"]
+    for i, pid in enumerate(chunk_papers):  # one string each, not a copy per chunk
+        paper = papers.get(pid)
+        if paper is not None:
+            chunk_papers[i] = paper.paper_id
+            if texts[i] == paper.abstract:  # a paper of one chunk (most of them)
+                texts[i] = paper.abstract
     return Corpus(
         version=version,
-        papers={p.paper_id: p for p in papers},
+        papers=papers,
         chunk_ids=data["chunk_ids"],
-        chunk_papers=data["chunk_papers"],
-        chunk_texts=data["chunk_texts"],
+        chunk_papers=chunk_papers,
+        chunk_texts=texts,
         bm25=bm25,
         vectors=vectors,
         tokens=tokens,
