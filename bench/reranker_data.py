@@ -18,10 +18,12 @@ Queries, none of them an evaluation query and none about a paper of an evaluatio
   ``bench/fusion_test.jsonl``, the held-out TL;DR half and the keyword-topic golds) are
   never drawn.
 
-Each query is searched as the product searches (hybrid, learned fusion, top ``--depth``);
+Each query's pairs are kept ``--repeat`` times but the synthetic ones once. Each query is
+searched as the product searches (hybrid, learned fusion, top ``--depth``);
 the passage of a candidate is what the reranker reads at run time (``rag.rerank.passage``):
-its title and its best chunk. Negatives: the best ``--top`` non-relevant candidates and
-``--random`` more from the rest of the depth.
+its title and its best chunk. Negatives: the best ``--top`` non-relevant candidates,
+``--random`` more from the rest of the depth and ``--easy`` from the whole index (without
+them the model never leaves the labels' prior: every negative shares the query's topic).
 """
 
 from __future__ import annotations
@@ -49,8 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--synthetic", type=int, default=4000, help="self-supervised queries")
     p.add_argument("--depth", type=int, default=30)
-    p.add_argument("--top", type=int, default=4)
-    p.add_argument("--random", type=int, default=3)
+    p.add_argument("--top", type=int, default=2, help="hard negatives: the best non-relevant")
+    p.add_argument("--random", type=int, default=1, help="negatives drawn from the rest")
+    p.add_argument("--easy", type=int, default=1, help="negatives drawn from the whole index")
+    p.add_argument("--repeat", type=int, default=2, help="times each non-synthetic pair is kept")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
     rng = random.Random(0)
@@ -64,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     sci, claims = fusion.scifact_set()
     claims = [q for q in claims if q.relevant and _trained(q.qid)]
     rows += pairs(sci, [(q.text, q.relevant, "scifact") for q in claims], args, rng)
+    rows *= args.repeat  # the real queries count more than the self-supervised ones
     rows += synthetic(needle, args, rng)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -81,6 +86,7 @@ def pairs(assistant, queries: list[tuple[str, tuple[str, ...], str]], args, rng,
     finds them; ``positives`` replaces a relevant paper's passage (the synthetic queries)."""
     retriever = assistant.retriever
     corpus = retriever.corpus
+    everyone = list(corpus.papers)
     out: list[dict] = []
     started = time.monotonic()
     for n, (query, relevant, kind) in enumerate(queries, 1):
@@ -101,6 +107,10 @@ def pairs(assistant, queries: list[tuple[str, tuple[str, ...], str]], args, rng,
         out += [
             _row(query, passage(h.paper, h.evidence), 0, h.paper.paper_id, kind) for h in chosen
         ]
+        for pid in rng.sample(everyone, args.easy):  # a paper of another topic, mostly
+            if pid not in wanted:
+                text = passage(corpus.papers[pid], _first(corpus, pid))
+                out.append(_row(query, text, 0, pid, kind))
         if n % 200 == 0 or n == len(queries):
             rate = n / (time.monotonic() - started)
             print(f"{kind}: {n}/{len(queries)} queries, {rate:.1f}/s", file=sys.stderr, flush=True)
