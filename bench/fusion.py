@@ -59,8 +59,18 @@ WRITTEN = REPO / "bench" / "fusion_train.jsonl"
 WRITTEN_TEST = REPO / "bench" / "fusion_test.jsonl"
 CACHE = indexes.BENCH_OUT / "fusion-candidates"
 RERANK_DEPTH = 30  # the most papers a reranker setting re-reads
-RERANK_SETTINGS = ((10, 0.0), (20, 0.0), (30, 0.0), (20, 0.5), (20, 1.0), (20, 2.0), (30, 1.0))
+RERANK_SETTINGS = (
+    (10, 0.0),
+    (20, 0.0),
+    (20, 1.0),
+    (20, 2.0),
+    (20, 4.0),
+    (20, 8.0),
+    (10, 4.0),
+    (30, 4.0),
+)
 PASSAGES: dict[str, tuple[str, dict[str, str]]] = {}  # per query: its text, top passages
+LOGITS: dict[tuple[str, str], np.ndarray] = {}  # the reranker's logits of a learned top
 
 Found = dict[str, Candidates]
 Relevant = dict[str, list[str]]
@@ -254,8 +264,12 @@ def reranked(found: Found, model: FusionModel, depth: int, weight: float) -> dic
         fused = model.score(c.features)
         order = np.argsort(-fused, kind="stable")
         query, passages = PASSAGES[qid]
+        key = (qid, query)
+        if key not in LOGITS:  # the deepest setting's pairs, read once per query
+            deepest = order[:RERANK_DEPTH]
+            LOGITS[key] = encoder.logits([(query, passages[c.paper_ids[i]]) for i in deepest])
         top = order[:depth]
-        logits = encoder.logits([(query, passages[c.paper_ids[i]]) for i in top])
+        logits = LOGITS[key][:depth]
         new = rerank.combine(logits, fused[top].astype(np.float32), weight)
         ranked = [*top[np.argsort(-new, kind="stable")], *order[depth:]]
         out[qid] = [c.paper_ids[i] for i in ranked[:10]]

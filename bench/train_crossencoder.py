@@ -51,6 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--save-every", type=int, default=300)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--export-only", action="store_true")
+    p.add_argument(
+        "--pooling",
+        choices=["cls", "mean"],
+        default="cls",
+        help="the head reads the [CLS] token (cls) or the mean of every token (mean: the "
+        "bundled MiniLM's own pooling, which a head can read from the first step)",
+    )
     args = p.parse_args(argv)
     work = REPO / "bench" / "out" / args.name
     pairs_path = args.pairs or work / "pairs.jsonl"
@@ -71,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     source = Path(embedder_path())
     config = AutoConfig.from_pretrained(source, num_labels=1, num_hidden_layers=args.layers)
-    model = AutoModelForSequenceClassification.from_pretrained(source, config=config)
+    if args.pooling == "mean":
+        model = MeanPooled(source, args.layers)
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(source, config=config)
     tok = Tokenizer.from_file(str(source / "tokenizer.json"))
     tok.enable_truncation(args.max_length, strategy="longest_first")
     tok.no_padding()
@@ -83,6 +93,36 @@ def main(argv: list[str] | None = None) -> int:
     model.eval()
     install(model, tok, held, args, source, rows_count=len(train))
     return 0
+
+
+def MeanPooled(source: Path, layers: int):  # noqa: N802  (a torch module, made lazily)
+    """MiniLM's first ``layers`` layers, the mean of its token states, one linear logit;
+    called like a sequence classifier (``.logits``)."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    class _Out:
+        def __init__(self, logits):
+            self.logits = logits
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            config = AutoConfig.from_pretrained(source, num_hidden_layers=layers)
+            self.bert = AutoModel.from_pretrained(  # eager: a traced graph keeps the mask
+                source, config=config, add_pooling_layer=False, attn_implementation="eager"
+            )
+            self.head = torch.nn.Linear(config.hidden_size, 1)
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            states = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            weights = attention_mask.unsqueeze(-1).to(states.dtype)
+            pooled = (states * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+            return _Out(self.head(pooled))
+
+    return Model()
 
 
 def capped(rows: list[dict], cap: int) -> list[dict]:
@@ -222,8 +262,19 @@ def install(model, tok, held, args, source: Path, rows_count: int) -> None:
     work.mkdir(parents=True, exist_ok=True)
     fp32, int8 = work / "model-fp32.onnx", work / "model-int8.onnx"
     ids, mask, types = encode(tok, held[:4] or [{"query": "a", "evidence": "b"}])
+
+    class Logits(torch.nn.Module):  # the graph's one output, whatever the model returns
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).logits
+
     torch.onnx.export(
-        model,
+        Logits(),
         (ids, mask, types),
         str(fp32),
         input_names=["input_ids", "attention_mask", "token_type_ids"],
@@ -285,6 +336,7 @@ def _write_manifest(folder: Path, args, precision: str, rows: int, thresholds: d
         "precision": precision,
         "base": "sentence-transformers/all-MiniLM-L6-v2",
         "layers": args.layers,
+        "pooling": args.pooling,
         "max_length": args.max_length,
         "trained_on": f"{rows} pairs from bench/out/{args.name}/pairs.jsonl",
         "epochs": args.epochs,

@@ -134,15 +134,16 @@ class Retriever:
                     # not a daemon: exiting while onnxruntime builds a session aborts
                     warm_up = self.embedder.warm_up
                     threading.Thread(target=warm_up, name="rag-warm-up").start()
-                self._corpus = load_corpus(self.store, version, current)
-                if current is not None and self._corpus is not current:
+                loaded = load_corpus(self.store, version, current)
+                if current is not None and loaded is not current:
                     _release_later()
+                self._corpus = current = loaded
                 self._mismatch = None
                 try:
                     self.store.check(self.embedder.provenance, meta)
                 except EmbedderMismatchError as exc:
                     self._mismatch = exc
-            return self._corpus
+            return current
 
     def vectors(self, corpus: Corpus) -> np.ndarray:
         """The snapshot's chunk vectors, if this embedder's questions can be compared with
