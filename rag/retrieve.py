@@ -136,7 +136,8 @@ class Retriever:
                     threading.Thread(target=warm_up, name="rag-warm-up").start()
                 loaded = load_corpus(self.store, version, current)
                 if current is not None and loaded is not current:
-                    _release_later()
+                    release_freed_memory()  # what reading it parsed and let go
+                    _release_later()  # and the old snapshot, once its searches are done
                 self._corpus = current = loaded
                 self._mismatch = None
                 try:
