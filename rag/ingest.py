@@ -280,8 +280,10 @@ def ingest(
         store.bump_version()  # readers elsewhere reload even if this run is cut short
         store.delete_chunks([cid for pid in plan.delete for cid in state[pid].chunk_ids])
         report.chunks_written = _write_papers(store, embedder, plan.write, state, progress)
-        store.bump_version()
-    snapshot.publish(store)  # readers load this instead of opening Chroma
+        stamp = store.new_stamp()
+        snapshot.publish(store, stamp)  # there before any reader sees the stamp
+        store.bump_version(stamp)
+    snapshot.publish(store)  # readers load this instead of opening Chroma (if not there yet)
     report.seconds = time.perf_counter() - started
     return report
 

@@ -21,7 +21,7 @@ from .errors import EmbedderMismatchError, InputError
 from .fusion import Candidates, FirstStage
 from .lexical import top_chunks
 from .settings import RetrievalSettings
-from .snapshot import Corpus, load_corpus, pending
+from .snapshot import Corpus, load_corpus
 from .store import PaperStore
 from .types import SEARCH_MODES, Hit, Paper, SearchMode
 
@@ -127,9 +127,7 @@ class Retriever:
             meta = self.store.metadata()
             version = str(meta.get("version", ""))
             current = self._corpus
-            if current is None or (
-                current.version != version and not pending(current, self.store, version)
-            ):
+            if current is None or current.version != version:
                 if self._corpus is None:  # a fresh process: the model loads meanwhile
                     # not a daemon: exiting while onnxruntime builds a session aborts
                     warm_up = self.embedder.warm_up

@@ -187,6 +187,9 @@ def load_corpus(
     load a snapshot that misses part of a write.
     """
     version = version or store.version()
+    if current is not None and current.origin == version:
+        # what this reader served while the ingest wrote is that ingest's own snapshot
+        return replace(current, version=version)
     for folder in (_published_path(store), _cache_path(store)):
         corpus = None if folder is None else _read_cache(folder / version, version)
         if corpus is not None:
@@ -195,39 +198,10 @@ def load_corpus(
         # an ingest is under way: the index as its last one left it, not half of this one
         # (and no Chroma client, with its copy of the vector index, in a reading process)
         return replace(last, version=version)
-    if _publishing(store) and (last := _last_published(store, current)) is not None:
-        # the ingest has written its last stamp and is publishing the snapshot for it:
-        # the last one until it is there (``pending``), still no Chroma client here
-        return replace(last, version=PENDING + version)
     corpus = build_corpus(store, version)
     if not version.startswith(WRITING) and store.version() == version:
         _write_cache(_cache_path(store), corpus)
     return corpus
-
-
-PENDING = "pending-"  # a corpus standing in for a version whose snapshot is being published
-_PUBLISH_GRACE_S = 300.0  # an ingest publishes within this long of its last write
-
-
-def pending(corpus: Corpus, store: PaperStore, version: str) -> bool:
-    """Whether ``corpus`` stands in for ``version`` and its snapshot is still to come (so the
-    reader keeps it instead of loading anything)."""
-    folder = _published_path(store)
-    if corpus.version != PENDING + version or folder is None:
-        return False
-    return not (folder / version / _DATA).is_file() and _publishing(store)
-
-
-def _publishing(store: PaperStore) -> bool:
-    """An ingest wrote to the index folder moments ago, so it publishes its snapshot next."""
-    folder = _published_path(store)
-    if folder is None:
-        return False
-    try:
-        written = (Path(store.settings.index_dir) / "chroma.sqlite3").stat().st_mtime
-    except OSError:
-        return False
-    return time.time() - written < _PUBLISH_GRACE_S
 
 
 def _last_published(store: PaperStore, current: Corpus | None = None) -> Corpus | None:
@@ -245,10 +219,15 @@ def _last_published(store: PaperStore, current: Corpus | None = None) -> Corpus 
     return None
 
 
-def publish(store: PaperStore) -> None:
-    """Write the index's snapshot at its current version where every reader finds it: into
-    the index folder (a Chroma server's: the user's cache). Nothing to do when it is there."""
-    version = store.version()
+def publish(store: PaperStore, version: str | None = None) -> None:
+    """Write the index's snapshot where every reader finds it: into the index folder (a
+    Chroma server's: the user's cache). Nothing to do when it is there.
+
+    ``version``: the stamp the index is about to carry. An ingest publishes under it before
+    writing it, so no reader ever sees a version whose snapshot is not there yet.
+    """
+    current = store.version()
+    version = version or current
     folder = _published_path(store) or _cache_path(store)
     if version.startswith(WRITING) or (folder / version / _DATA).is_file():
         return
@@ -256,7 +235,7 @@ def publish(store: PaperStore) -> None:
         corpus = build_corpus(store, version)
     except NoIndexError:  # every paper removed: nothing to search
         return
-    if store.version() == version:
+    if store.version() == current:  # nobody else wrote meanwhile
         _write_cache(folder, corpus)
 
 

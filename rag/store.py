@@ -526,18 +526,23 @@ class PaperStore:
         """Changes with every write; read afresh on each call (one request to a server)."""
         return str(self.metadata().get("version", ""))
 
-    def bump_version(self) -> None:
+    def bump_version(self, stamp: str | None = None) -> None:
         """Give the index a new version stamp, so that readers everywhere reload.
 
         A stamp set before this store has written (the start of an ingest) begins with
         ``WRITING``; the one set after its writes does not. A snapshot read under a
         ``WRITING`` stamp may miss the rest of the write (or a write that crashed), so
-        readers do not keep it on disk for other processes.
+        readers do not keep it on disk for other processes. ``stamp``: the one to set (from
+        ``new_stamp``), when its snapshot was published first.
         """
-        stamp = uuid.uuid4().hex if self._written else WRITING + uuid.uuid4().hex
+        stamp = stamp or (self.new_stamp() if self._written else WRITING + self.new_stamp())
         self._modify({**self.metadata(), "version": stamp})
         self._written = False
         self._seen = stamp
+
+    @staticmethod
+    def new_stamp() -> str:
+        return uuid.uuid4().hex
 
     def _modify(self, meta: dict[str, Any]) -> None:
         meta = {k: v for k, v in meta.items() if k != "hnsw:space"}  # Chroma refuses to modify it

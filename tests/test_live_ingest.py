@@ -210,3 +210,34 @@ def test_a_reader_never_opens_chroma_while_another_process_ingests(
     assert hits[0].paper.paper_id.startswith("paper-")
     assert len(reader.retriever.corpus.papers) == 42
     assert reads == [reader.retriever.corpus.version]  # the new snapshot, once
+
+
+def test_an_ingest_publishes_its_snapshot_before_readers_see_its_stamp(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last version stamp of an ingest names a snapshot that is already in the folder, so
+    a reader never meets a finished version it would have to build through Chroma."""
+    from rag import snapshot
+    from rag.ingest import ingest
+    from rag.store import WRITING
+
+    folder = tmp_path / "index"
+    settings = Settings().with_overrides(**{"store.index_dir": str(folder)})
+    store = PaperStore(settings.store)
+    stamped: list[tuple[str, bool]] = []
+    bump = PaperStore.bump_version
+
+    def recorded(self: PaperStore, *stamp: str) -> None:
+        bump(self, *stamp)
+        version = self.version()
+        published = folder / snapshot.SNAPSHOT_DIR / version / "corpus.json"
+        stamped.append((version, published.is_file()))
+
+    monkeypatch.setattr(PaperStore, "bump_version", recorded)
+    for name, papers in [("first", FIRST), ("new", [NEW]), ("new", [EDITED])]:
+        ingest([write_jsonl(tmp_path / f"{name}.jsonl", papers)], store, embedder)
+    finished = [(v, there) for v, there in stamped if not v.startswith(WRITING)]
+    assert len(finished) == 3 and all(there for _, there in finished)
+    reader = Assistant(settings, PaperStore(settings.store), embedder)
+    assert "graph transformer" in reader.search(QUESTION, 1)[0].paper.abstract
+    assert reader.store._conn is None  # read from the published snapshot, not Chroma
