@@ -229,7 +229,7 @@ def publish(store: PaperStore, version: str | None = None) -> None:
     current = store.version()
     version = version or current
     folder = _published_path(store) or _cache_path(store)
-    if version.startswith(WRITING) or (folder / version / _DATA).is_file():
+    if version.startswith(WRITING) or _readable(folder / version):
         return
     try:
         corpus = build_corpus(store, version)
@@ -239,39 +239,51 @@ def publish(store: PaperStore, version: str | None = None) -> None:
         _write_cache(folder, corpus)
 
 
-_CACHE_FORMAT = [7, [f.name for f in fields(Paper)]]
-_DATA = "corpus.json"
+_CACHE_FORMAT = [8, [f.name for f in fields(Paper)]]
+_DATA = "corpus.jsonl"
+_HEAD = json.dumps({"format": _CACHE_FORMAT}, separators=(",", ":"))[:-1].encode()
+
+
+def _readable(path: Path) -> bool:
+    """Whether a snapshot is there in the format this code reads (its first bytes)."""
+    try:
+        with (path / _DATA).open("rb") as f:
+            return f.read(len(_HEAD)) == _HEAD
+    except OSError:
+        return False
 
 
 def _read_cache(path: Path, version: str) -> Corpus | None:
-    """A stored snapshot: papers and chunks as JSON, the BM25 matrix and the chunk vectors
-    as numpy arrays, memory-mapped (a fresh process loads 23k papers in well under a second)."""
+    """A stored snapshot: papers and chunks as JSON lines, the BM25 matrix and the chunk
+    vectors as numpy arrays, memory-mapped (a fresh process loads 23k papers in about a
+    second). Read line by line, so reading holds little more than the corpus it makes."""
     try:
         with (path / _DATA).open("rb") as f:
-            data = json.load(f)
-        if data["format"] != _CACHE_FORMAT or data["version"] != version:
-            return None
-        bm25 = LexicalIndex.load(path, data["vocab"], len(data["chunk_ids"]))
+            head = json.loads(f.readline())
+            if head["format"] != _CACHE_FORMAT or head["version"] != version:
+                return None
+            vocab = json.loads(f.readline())
+            papers = [_paper(json.loads(f.readline())) for _ in range(head["papers"])]
+            chunks = [json.loads(f.readline()) for _ in range(head["chunks"])]
+        bm25 = LexicalIndex.load(path, vocab, len(chunks))
         vectors = np.asarray(np.load(path / "vectors.npy", mmap_mode="r"))
         tokens = np.asarray(np.load(path / "tokens.npy", mmap_mode="r"))
         token_starts = np.load(path / "token_starts.npy")
         title_lengths = np.load(path / "title_lengths.npy")
+        # each chunk names its paper by place, and a chunk that is its paper's whole
+        # abstract (most of them) has no text of its own: one string, not a copy per chunk
+        owners = [papers[place] for _, place, _ in chunks]
     except Exception:  # absent, half-deleted, or written by another version of the code
         return None
-    papers = {p.paper_id: p for p in map(_paper, data["papers"])}
-    chunk_papers, texts = data["chunk_papers"], data["chunk_texts"]
-    for i, pid in enumerate(chunk_papers):  # one string each, not a copy per chunk
-        paper = papers.get(pid)
-        if paper is not None:
-            chunk_papers[i] = paper.paper_id
-            if texts[i] == paper.abstract:  # a paper of one chunk (most of them)
-                texts[i] = paper.abstract
     return Corpus(
         version=version,
-        papers=papers,
-        chunk_ids=data["chunk_ids"],
-        chunk_papers=chunk_papers,
-        chunk_texts=texts,
+        papers={p.paper_id: p for p in papers},
+        chunk_ids=[cid for cid, _, _ in chunks],
+        chunk_papers=[p.paper_id for p in owners],
+        chunk_texts=[
+            text if text is not None else p.abstract
+            for (_, _, text), p in zip(chunks, owners, strict=True)
+        ],
         bm25=bm25,
         vectors=vectors,
         tokens=tokens,
@@ -300,23 +312,29 @@ def _write_cache(folder: Path, corpus: Corpus) -> None:
         np.save(tmp / "tokens.npy", corpus.tokens)
         np.save(tmp / "token_starts.npy", corpus.token_starts)
         np.save(tmp / "title_lengths.npy", corpus.title_lengths)
-        data = {
+        place = {pid: i for i, pid in enumerate(corpus.papers)}
+        head = {
             "format": _CACHE_FORMAT,
             "version": corpus.version,
-            "papers": [astuple(p) for p in corpus.papers.values()],
-            "chunk_ids": corpus.chunk_ids,
-            "chunk_papers": corpus.chunk_papers,
-            "chunk_texts": corpus.chunk_texts,
-            "vocab": corpus.bm25.vocab,
+            "papers": len(corpus.papers),
+            "chunks": len(corpus.chunk_ids),
         }
+        chunks = (
+            [cid, place[pid], None if text == corpus.papers[pid].abstract else text]
+            for cid, pid, text in zip(
+                corpus.chunk_ids, corpus.chunk_papers, corpus.chunk_texts, strict=True
+            )
+        )
+        lines = [head, corpus.bm25.vocab, *map(astuple, corpus.papers.values()), *chunks]
         with (tmp / _DATA).open("w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
+            for line in lines:
+                f.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
         target, stale = folder / corpus.version, folder / f".tmp-{uuid.uuid4().hex}"
         if target.exists():  # written by another version of the code: unreadable here
             target.rename(stale)
             shutil.rmtree(stale, ignore_errors=True)
         tmp.rename(target)
-    except OSError:
+    except (OSError, KeyError):  # KeyError: a chunk without its paper's first chunk
         pass  # the cache only saves time; another process may have written this version
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -230,7 +230,7 @@ def test_an_ingest_publishes_its_snapshot_before_readers_see_its_stamp(
     def recorded(self: PaperStore, *stamp: str) -> None:
         bump(self, *stamp)
         version = self.version()
-        published = folder / snapshot.SNAPSHOT_DIR / version / "corpus.json"
+        published = folder / snapshot.SNAPSHOT_DIR / version / snapshot._DATA
         stamped.append((version, published.is_file()))
 
     monkeypatch.setattr(PaperStore, "bump_version", recorded)
