@@ -41,19 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from rag import Answer, Assistant
-    from rag import answer as answering
 
     assistant = Assistant.open(index_dir=args.index_dir, llm="local")
-    llm = assistant.llm("local")
+    generator = assistant.generator("local")
+    llm = generator.llm  # type: ignore[attr-defined]
     prompts: list[list[dict[str, str]]] = []
-    build = answering.build_messages
+    chat = generator.chat
 
-    def recording(question: str, sources: list[Any]) -> list[dict[str, str]]:
-        messages = build(question, sources)
+    def recording(messages: list[dict[str, str]]) -> Any:
         prompts.append(messages)
-        return messages
+        return chat(messages)
 
-    answering.build_messages = recording  # type: ignore[assignment]
+    generator.chat = recording  # type: ignore[method-assign]
     assistant.ask("What does the CSR paper report?")  # loads the model and the index
     print(f"{assistant.stats().papers} papers; {load_average()}")
     ours: list[tuple[float, float]] = []

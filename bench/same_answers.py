@@ -17,7 +17,6 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from eval import indexes  # noqa: E402
 from eval.corpora import BY_NAME  # noqa: E402
 from eval.questions import load_questions  # noqa: E402
 from rag import Answer, Assistant  # noqa: E402
+from rag.testing import ScriptedGenerator  # noqa: E402
 
 SETS = {  # question file -> the paper list its index holds
     "iclr2018": BY_NAME["iclr2018"].path,
@@ -50,20 +50,6 @@ def scripted_reply(prompt: str) -> str:
     return " ".join(lines)
 
 
-class ScriptedModel:
-    """A llama-index chat model replying with ``scripted_reply``, word by word."""
-
-    def stream_chat(self, messages: Any, **kwargs: Any) -> Iterator[Any]:
-        from llama_index.core.llms import ChatMessage, ChatResponse
-
-        reply = scripted_reply("\n".join(m.content or "" for m in messages))
-        text = ""
-        for word in reply.split(" "):
-            piece = word if not text else " " + word
-            text += piece
-            yield ChatResponse(message=ChatMessage(role="assistant", content=text), delta=piece)
-
-
 def record(name: str, qid: str, backend: str, answer: Answer) -> dict[str, Any]:
     return {
         "set": name,
@@ -82,8 +68,9 @@ def write(out: Path) -> None:
     for name, papers in SETS.items():
         index_dir = indexes.BENCH_OUT / f"same-answers-{name}"
         assistant = indexes.open_index(index_dir, [papers], prune=True)
+        scripted = {"local": ScriptedGenerator(scripted_reply)}
         model = Assistant(
-            assistant.settings, assistant.store, assistant.embedder, llms={"local": ScriptedModel()}
+            assistant.settings, assistant.store, assistant.embedder, generators=scripted
         )
         for q in load_questions(QUESTIONS / f"{name}.jsonl"):
             for backend, who in (("extractive", assistant), ("local", model)):

@@ -41,7 +41,7 @@ from .support import (
     split_statements,
 )
 from .titles import introduced_names
-from .types import Answer, Backend, Citation, Coverage, Hit, Paper, Removed
+from .types import Answer, Citation, Coverage, Hit, Paper, Removed
 from .verifier import Verifier, passage
 
 REFUSAL = "The indexed papers do not cover this question."
@@ -242,13 +242,12 @@ def build_messages(question: str, sources: list[Source]) -> list[dict[str, str]]
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def refusal(question: str, hits: list[Hit], backend: Backend, timings: dict[str, float]) -> Answer:
+def refusal(question: str, hits: list[Hit], timings: dict[str, float]) -> Answer:
     return Answer(
         text=REFUSAL,
         grounded=False,
         query=question,
         hits=tuple(hits),
-        backend=backend,
         timings=timings,
         coverage="not_covered",
     )

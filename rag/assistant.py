@@ -11,12 +11,11 @@ from typing import Any
 
 from . import answer as answering
 from . import lists, trends
-from . import overview as overviews
-from . import premise as premises
 from .embedder import Embedder
 from .errors import InputError
+from .generators import Generator, make_generator
+from .handlers import HANDLERS, Asked, Handler
 from .ingest import IngestReport, Progress, ingest
-from .llm import make_llm, stream_chat
 from .question import parse_filters, rewrite_followup
 from .retrieve import Filters, Retriever, checked_k, search_mode
 from .sanitize import visible
@@ -24,7 +23,7 @@ from .settings import Settings, backend_name, get_settings
 from .snapshot import Corpus
 from .store import PaperStore, describe
 from .topics import Topic, TopicCache, selection_key, topics_of
-from .types import Answer, Backend, Hit, Paper, SearchMode, Step
+from .types import Answer, Hit, Paper, SearchMode, Step
 from .verifier import Verifier
 
 
@@ -65,7 +64,8 @@ class Assistant:
     ...     a.ask("Which papers tackle model merging?").citations
 
     It holds what lives as long as it does: the snapshot of the index (``retriever``), the
-    vectors of abstract sentences already seen (``sentence_vectors``), the LLMs built, and
+    vectors of abstract sentences already seen (``sentence_vectors``), the generators built
+    (``generators``: backend name -> ``rag.generators.Generator``, to pass one's own), and
     the threads that embed (``close`` stops them). Making one sets how many threads numpy's
     BLAS uses in the process (``retrieval.blas_threads``).
     """
@@ -75,7 +75,8 @@ class Assistant:
         settings: Settings,
         store: PaperStore,
         embedder: Embedder,
-        llms: dict[str, Any] | None = None,
+        generators: dict[str, Generator] | None = None,
+        handlers: Sequence[Handler] | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -87,8 +88,9 @@ class Assistant:
         limit_blas(settings.retrieval.blas_threads)
         # loaded on first use: commands that do not answer never read it
         self.verifier = Verifier() if settings.checks.verifier else None
-        self._llms: dict[str, Any] = dict(llms or {})
-        self._llm_lock = threading.Lock()
+        self._generators: dict[str, Generator] = dict(generators or {})
+        self.handlers = tuple(HANDLERS if handlers is None else handlers)
+        self._generators_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -236,7 +238,7 @@ class Assistant:
         ``search``. Membership is the complete-list judgement (``find_all``)."""
         corpus = self.retriever.corpus
         chosen, query = self._filters(_topic(topic), parse, corpus, **filters)
-        found = self._members(trends.trend_topic(query) if parse else query, chosen, corpus)
+        found = self.members(trends.trend_topic(query) if parse else query, chosen, corpus)
         return trends.trend(topic, found, corpus)
 
     def authors(
@@ -246,7 +248,7 @@ class Assistant:
         topic), names matched exactly as stored; and every paper on the topic."""
         corpus = self.retriever.corpus
         chosen, query = self._filters(_topic(topic), parse, corpus, **filters)
-        found = self._members(trends.authors_topic(query) if parse else query, chosen, corpus)
+        found = self.members(trends.authors_topic(query) if parse else query, chosen, corpus)
         return found, trends.by_author(found, checked_k(n, 10))
 
     def venues(
@@ -265,10 +267,12 @@ class Assistant:
                 f"got {', '.join(venues) or 'none'}."
             )
         chosen, query = self._filters(_topic(topic), False, corpus, **filters)
-        found = self._members(query, chosen, corpus)
+        found = self.members(query, chosen, corpus)
         return found, *trends.by_venue(found, corpus, [known[v.lower()] for v in venues])
 
-    def _members(self, topic: str, chosen: Filters, corpus: Corpus) -> trends.Members:
+    def members(self, topic: str, chosen: Filters, corpus: Corpus | None = None) -> trends.Members:
+        """Every paper on ``topic`` within ``chosen`` (the complete-list judgement)."""
+        corpus = corpus or self.retriever.corpus
         vectors = self.retriever.vectors(corpus)
         return trends.members(corpus, self.sentence_vectors, vectors, topic, chosen)
 
@@ -290,7 +294,7 @@ class Assistant:
         grouped by their stored vectors, each group named by its distinctive terms, or by
         the ``llm`` backend's short name for it where that name's words are the group's own.
         Cached under the index's version stamp."""
-        return self._topics(Filters(venue=venue, year_min=year, year_max=year), llm)
+        return self.themes(Filters(venue=venue, year_min=year, year_max=year), llm)
 
     def suggestions(self, n: int = 3) -> list[str]:
         """Questions to start with, made from what the index holds: its main themes, a list
@@ -318,12 +322,12 @@ class Assistant:
             asked.append(f"What does the {names[len(names) // 2][0]} paper report?")
         return asked[:n]
 
-    def _topics(self, chosen: Filters, llm: str | None) -> list[Topic]:
+    def themes(self, chosen: Filters, llm: str | None = None) -> list[Topic]:
+        """The themes of the papers within ``chosen`` (as ``topics``)."""
         backend = backend_name(llm or self.settings.llm.backend)
-        model = None if backend == "extractive" else self.llm(backend)
         corpus, cache = self.retriever.corpus, TopicCache(self.store)
         found = (chosen.venue, chosen.year_min, chosen.year_max)
-        return topics_of(corpus, cache, *found, llm=model, backend=backend)
+        return topics_of(corpus, cache, *found, namer=self.generator(backend), backend=backend)
 
     def filters(self, question: str, **given: Any) -> tuple[Filters, str]:
         """The filters a question names ("... at ICML 2019"), with those ``given`` (search's
@@ -402,236 +406,32 @@ class Assistant:
         backend = backend_name(llm or self.settings.llm.backend)
         k = checked_k(k, self.settings.retrieval.k)
         question = _asked(question)
-        timings: dict[str, float] = {}
         started = time.perf_counter()
         yield Step("searching")
-        query = rewrite_followup(question, history)
-        if handled := self._about_the_corpus(query, backend, filters, timings):
-            yield from handled
-            return
-        if overviews.asks_overview(query, self.retriever.corpus.venues):
-            yield from self._overview(query, backend, filters, timings)
-            return
-        unlisted = None  # a list question's topic when no paper is relevant enough to list
-        if lists.is_list_question(query):  # every relevant paper
-            found = self.find_all(query, **filters)
-            if found.papers:
-                timings["retrieve"] = time.perf_counter() - started
-                yield from lists.answer_events(found, self.sentence_vectors, backend, timings)
-                return
-            unlisted = found.topic
-        hits = self.search(query, k, **filters)
-        note = ""
-        if not hits and (emptied := self._emptied_by(query, filters)):
-            # a filter read from the question's words left nothing: say so, search everything
-            note = f"No indexed paper is from {emptied}; these are from all indexed papers."
-            hits = self.search(query, k, parse=False, **filters)
-        relevant = self._relevant(query, hits)
-        if premises.compares(query):
-            relevant = self._compared(query, relevant, k, filters)
-        sources = answering.build_sources(relevant, self.sentence_vectors, question=query)
-        timings["retrieve"] = time.perf_counter() - started
-        yield Step("reading", tuple(s.hit for s in sources), query)
-        if not sources:
-            refused = answering.refusal(query, hits, backend, timings)
-            yield refused.text
-            yield refused
-            return
-        gap = answering.find_gap(query, sources, self.retriever.corpus.venues, self.verifier)
-        if unlisted is not None and (gap is None or gap.coverage != "no_paper"):
-            # none listed: the closest papers are shown as what they are, not as the list
-            gap = answering.none_listed(unlisted, sources)
-        checker = answering.Checker(sources, self.embedder, query, self.verifier)
-        started = time.perf_counter()
-        if note:
-            yield note + "\n"
-        if gap:
-            yield gap.lead + "\n"
-            reply: Iterable[str] = [answering.gap_reply(gap, relevant, sources)]
-        else:
-            yield Step("writing", tuple(s.hit for s in sources), query)
-            reply = self._generate(backend, query, relevant, sources)
-        for piece in reply:
-            if shown := checker.feed(piece):
-                yield shown
-        if shown := checker.close():
-            yield shown
-        if not gap and backend != "extractive" and answering.falls_short(checker, query):
-            # what the model wrote did not survive the check, or left out the number or the
-            # names asked for: the abstracts' own sentences say it
-            if shown := checker.feed("\n" + self._extract(query, relevant, sources)):
-                yield shown
-            if shown := checker.close():
-                yield shown
-        elif not gap and backend != "extractive" and premises.compares(query):
-            # the model's comparison, then each paper's own sentence on what it does
-            if extra := answering.in_own_words(relevant, sources, checker.shown):
-                if shown := checker.feed("\n" + extra):
-                    yield shown
-                if shown := checker.close():
-                    yield shown
-        timings["generate"] = time.perf_counter() - started
-        final = self._finish(checker, gap, query, hits, backend, timings, note)
-        if final.coverage == "not_covered":
-            yield final.text
-        yield final
+        asked = Asked(rewrite_followup(question, history), self, backend, k, filters, started)
+        for event in self.handler(asked).answer(asked):
+            yield replace(event, backend=backend) if isinstance(event, Answer) else event
 
-    def _about_the_corpus(
-        self, query: str, backend: Backend, filters: dict[str, Any], timings: dict[str, float]
-    ) -> Iterator[str | Step | Answer] | None:
-        """The answer to a question about the papers as data (a trend over the years, venues
-        side by side, who works on a topic), or None for any other question."""
-        started = time.perf_counter()
-        vectors = self.sentence_vectors
-        if trends.asks_trend(query):
-            result = self.trend(query, **filters)
-            timings["retrieve"] = time.perf_counter() - started
-            return trends.trend_answer(result, vectors, backend, timings)
-        corpus = self.retriever.corpus
-        if compared := trends.compared_venues(query, corpus.venues):
-            rest = {k: v for k, v in filters.items() if k != "venue"}
-            found, counts, years = self.venues(
-                trends.venues_topic(query, corpus.venues), compared, **rest
-            )
-            timings["retrieve"] = time.perf_counter() - started
-            return trends.venues_answer(query, found, counts, years, vectors, backend, timings)
-        if asked := trends.by_author_question(query):
-            author, topic = asked
-            chosen, _ = self._filters(query, True, corpus, **{**filters, "author": author})
-            found = self._members(topic, chosen, corpus)
-            timings["retrieve"] = time.perf_counter() - started
-            return trends.author_papers_answer(query, author, found, vectors, backend, timings)
-        if trends.asks_authors(query):
-            found, ranked = self.authors(query, **filters)
-            timings["retrieve"] = time.perf_counter() - started
-            return trends.authors_answer(query, found, ranked, vectors, backend, timings)
-        return None
+    def handler(self, asked: Asked) -> Handler:
+        """The first handler, in ``handlers`` order, whose kind the question is."""
+        return next(h for h in self.handlers if h.matches(asked))
 
-    def _emptied_by(self, question: str, filters: dict[str, Any]) -> str:
-        """The venue and years read from the question's words ("NeurIPS 2018"), when the
-        filters given do not set them: what to name when they leave no paper."""
-        corpus = self.retriever.corpus
-        parsed, _ = parse_filters(question, corpus.venues, corpus.titles_naming_filters)
-        given = {name for name, value in filters.items() if value is not None}
-        parts = []
-        if parsed.venue and "venue" not in given:
-            parts.append(parsed.venue)
-        if not given & {"year", "year_min", "year_max"}:
-            low, high = parsed.year_min, parsed.year_max
-            if low is not None and high is not None:
-                parts.append(str(low) if low == high else f"{low}-{high}")
-            elif low is not None:
-                parts.append(f"{low} on")
-            elif high is not None:
-                parts.append(f"before {high + 1}")
-        return " ".join(parts)
+    def kind(self, question: str, history: Sequence[Any] | None = None, **filters: Any) -> str:
+        """Which kind of question this is ("list", "trend", "papers", ...: the ``kind`` of
+        the handler that answers it), without answering it."""
+        query = rewrite_followup(_asked(question), history)
+        backend = backend_name(self.settings.llm.backend)
+        k = self.settings.retrieval.k
+        return self.handler(Asked(query, self, backend, k, filters)).kind
 
-    def _overview(
-        self, query: str, backend: Backend, filters: dict[str, Any], timings: dict[str, float]
-    ) -> Iterator[str | Step | Answer]:
-        """A question about a whole venue or year, answered from its themes."""
-        started = time.perf_counter()
-        chosen, _ = self._filters(query, True, **filters)
-        topics = self._topics(chosen, backend)
-        timings["retrieve"] = time.perf_counter() - started
-        sentence_vectors = self.sentence_vectors
-        yield from overviews.answer(query, topics, chosen, sentence_vectors, backend, timings)
-
-    def _relevant(self, query: str, hits: list[Hit]) -> list[answering.ScoredHit]:
-        """Hits close enough to the question to answer from, in fused order; none: refuse."""
-        if not hits:
-            return []
-        scored = answering.score_hits(query, hits, self.sentence_vectors)
-        threshold = self.settings.retrieval.min_similarity
-        best = max((s.relevance for s in scored), default=0.0)
-        # papers far below the best match are retrieved, not relevant: they are not cited
-        floor = max(threshold, best - answering.RELEVANCE_MARGIN)
-        return [s for s in scored if s.relevance >= floor]
-
-    def _compared(
-        self,
-        query: str,
-        relevant: list[answering.ScoredHit],
-        k: int | None,
-        filters: dict[str, Any],
-    ) -> list[answering.ScoredHit]:
-        """The two papers a comparison sets side by side: those it names, else the best
-        paper for each half of the question ("How do NoisyNet" / "RESLOPE differ ..."), so
-        a paper described rather than named ("the dataset valuation paper") is found too."""
-        named = [s for s in relevant if s.named]
-        if len(named) >= 2:
-            return relevant
-        picked: list[answering.ScoredHit] = []
-        for side in premises.two_sides(query):
-            taken = {s.hit.paper.paper_id for s in picked}
-            hits = [h for h in self.search(side, k, **filters) if h.paper.paper_id not in taken]
-            scored = self._relevant(side, hits)
-            own = [s for s in scored if s.named] or scored
-            if own:
-                picked.append(replace(own[0], named=True))
-        if len(picked) != 2:
-            return relevant
-        # read against the whole question, as any source is
-        rescored = answering.score_hits(query, [s.hit for s in picked], self.sentence_vectors)
-        return [replace(s, named=True) for s in rescored]
-
-    def _generate(
-        self,
-        backend: Backend,
-        query: str,
-        relevant: list[answering.ScoredHit],
-        sources: list[answering.Source],
-    ) -> Iterator[str]:
-        if backend == "extractive":
-            yield self._extract(query, relevant, sources)
-            return
-        messages = answering.build_messages(query, sources)
-        yield from answering.stream_reply(stream_chat(self.llm(backend), messages))
-
-    def _extract(
-        self, query: str, relevant: list[answering.ScoredHit], sources: list[answering.Source]
-    ) -> str:
-        by_id = {s.hit.paper.paper_id: s for s in relevant}
-        chosen = [by_id[s.paper.paper_id] for s in sources]
-        return answering.extractive_reply(chosen, query, self.verifier)
-
-    def _finish(
-        self,
-        checker: answering.Checker,
-        gap: answering.Gap | None,
-        query: str,
-        hits: list[Hit],
-        backend: Backend,
-        timings: dict[str, float],
-        note: str = "",
-    ) -> Answer:
-        citations = checker.citations()
-        removed = checker.removed()
-        if not citations and not gap:
-            refused = answering.refusal(query, hits, backend, timings)
-            return replace(refused, removed=removed, removed_citations=checker.removed_markers)
-        text = (f"{note}\n" if note else "") + (f"{gap.lead}\n" if gap else "") + checker.shown
-        return Answer(
-            text=text.strip(),
-            grounded=True,
-            query=query,
-            citations=citations,
-            hits=tuple(hits),
-            removed_citations=checker.removed_markers,
-            removed=removed,
-            backend=backend,
-            timings=timings,
-            coverage=gap.coverage if gap else "answered",
-        )
-
-    def llm(self, backend: str | None = None) -> Any:
-        """The llama-index LLM of a backend, built once (None for extractive)."""
+    def generator(self, backend: str | None = None) -> Generator:
+        """The generator of a backend (``rag.generators``), built once."""
         backend = backend_name(backend or self.settings.llm.backend)
-        with self._llm_lock:
-            if backend not in self._llms:
+        with self._generators_lock:
+            if backend not in self._generators:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})
-                self._llms[backend] = make_llm(llm_settings)
-            return self._llms[backend]
+                self._generators[backend] = make_generator(backend, llm_settings, self.verifier)
+            return self._generators[backend]
 
 
 def limit_blas(threads: int) -> None:

@@ -250,7 +250,6 @@ def _export(args: argparse.Namespace, papers: list[Any]) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from .export import answer_papers
-    from .lists import is_list_question
 
     assistant = _assistant(args)
     if args.json:
@@ -258,7 +257,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         _export(args, answer_papers(answer))
         print(json.dumps(answer_json(answer), ensure_ascii=False, indent=2))
         return 0
-    if is_list_question(args.question):
+    if assistant.kind(args.question, **_filters(args)) == "list":
         found = assistant.find_all(args.question, **_filters(args))
         if found.papers:
             _export(args, [p.paper for p in found.papers])
@@ -381,7 +380,7 @@ def cmd_trend(args: argparse.Namespace) -> int:
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    _print_answer(trends.trend_answer(result, assistant.sentence_vectors, "extractive", {}))
+    _print_answer(trends.trend_answer(result, assistant.sentence_vectors, {}))
     return 0
 
 
@@ -402,9 +401,7 @@ def cmd_authors(args: argparse.Namespace) -> int:
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    events = trends.authors_answer(
-        args.topic, found, ranked, assistant.sentence_vectors, "extractive", {}
-    )
+    events = trends.authors_answer(args.topic, found, ranked, assistant.sentence_vectors, {})
     _print_answer(events)
     return 0
 

@@ -39,7 +39,7 @@ from .support import (
     speaks_of_itself,
     split_statements,
 )
-from .types import Answer, Backend, Hit, Paper, Step
+from .types import Answer, Hit, Paper, Step
 
 # A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
 # all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_SAID`` of it and its abstract says
@@ -424,7 +424,6 @@ def _fold(text: str) -> str:
 def answer_events(
     found: PaperList,
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     """A list question's answer: the count, then a cited line per paper, each line checked
@@ -452,7 +451,6 @@ def answer_events(
         citations=citations,
         hits=hits,
         removed=checker.removed(),
-        backend=backend,
         timings=timings,
         listing=True,
     )

@@ -1,7 +1,5 @@
-"""Language-model backends, all llama-index LLMs: the local GGUF model and OpenAI-compatible.
-
-``make_llm(settings)`` is the one place a backend is built. The extractive backend needs no
-LLM, so it returns ``None`` and nothing heavy is imported.
+"""The language models, as llama-index LLMs: the local GGUF model and OpenAI-compatible
+endpoints, and their errors as this package's. ``rag.generators`` makes answers with them.
 """
 
 from __future__ import annotations
@@ -12,24 +10,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, LLMAuthError, LLMError, LLMUnavailableError
+from .errors import LLMAuthError, LLMError, LLMUnavailableError
 from .settings import LLMSettings
 
 Messages = list[dict[str, str]]
 
 
-def make_llm(settings: LLMSettings) -> Any | None:
-    """The llama-index LLM for the configured backend (``None`` for extractive)."""
-    if settings.backend == "extractive":
-        return None
-    if settings.backend == "local":
-        return _as_default(local_llm(settings))
-    if settings.backend == "openai":
-        return _as_default(openai_llm(settings))
-    raise ConfigError(f"Unknown LLM backend {settings.backend!r}; use local, openai or extractive.")
-
-
-def _as_default(llm: Any) -> Any:
+def use_as_default(llm: Any) -> Any:
     """Make llama-index use this LLM and no embedder of its own (its defaults call OpenAI)."""
     from llama_index.core import Settings
     from llama_index.core.embeddings import MockEmbedding

@@ -32,7 +32,7 @@ from .support import (
     speaks_of_itself,
 )
 from .topics import Topic, document
-from .types import Answer, Backend, Hit, Paper, Step
+from .types import Answer, Hit, Paper, Step
 
 MAX_THEMES = 8  # themes an answer names; the rest are counted
 PER_THEME = 2  # representative papers cited per theme
@@ -219,7 +219,6 @@ def answer(
     topics: list[Topic],
     filters: Filters,
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     """Steps and checked text as the overview is written, then the final ``Answer``."""
@@ -228,7 +227,7 @@ def answer(
     hits = tuple(Hit(p, 1.0) for p in papers)
     yield Step("reading", hits, query)
     if not papers:
-        refused = answering.refusal(query, [], backend, timings)
+        refused = answering.refusal(query, [], timings)
         yield refused.text
         yield refused
         return
@@ -250,7 +249,6 @@ def answer(
         hits=hits,
         removed_citations=checker.removed_markers,
         removed=checker.removed(),
-        backend=backend,
         timings=timings,
         coverage="answered" if checker.citations() else "not_covered",
     )

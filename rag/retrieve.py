@@ -9,6 +9,7 @@ unless ``retrieval.fusion`` says otherwise.
 from __future__ import annotations
 
 import threading
+import weakref
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import cast
@@ -135,7 +136,7 @@ class Retriever:
                 loaded = load_corpus(self.store, version, current)
                 if current is not None and loaded is not current:
                     release_freed_memory()  # what reading it parsed and let go
-                    _release_later()  # and the old snapshot, once its searches are done
+                    _release_when_freed(current)  # and the old snapshot, once searches let go
                 self._corpus = current = loaded
                 self._mismatch = None
                 try:
@@ -252,13 +253,20 @@ class Retriever:
 _RELEASE_AFTER_S = 10.0  # the searches that still hold the old snapshot finish meanwhile
 
 
-def _release_later() -> None:
-    """Give the pages the replaced snapshot freed back to the system once the searches
-    holding it are done: a serving process reads a new snapshot after every ingest, and
-    glibc keeps what Python frees in its heaps (``malloc_trim``; other C libraries: none)."""
+def _release_when_freed(corpus: Corpus) -> None:
+    """Give the pages a replaced snapshot held back to the system when the last search
+    holding it is done (it is freed then), and again ten seconds later should anything
+    keep it until a garbage collection: a serving process reads a new snapshot after every
+    ingest, and glibc keeps what Python frees in its heaps (``malloc_trim``)."""
+    weakref.finalize(corpus, _release_in_background)
     timer = threading.Timer(_RELEASE_AFTER_S, release_freed_memory)
     timer.daemon = True
     timer.start()
+
+
+def _release_in_background() -> None:
+    """From a finalizer: not inside it (it may run during a garbage collection)."""
+    threading.Thread(target=release_freed_memory, name="rag-release", daemon=True).start()
 
 
 def release_freed_memory() -> None:

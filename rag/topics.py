@@ -407,11 +407,12 @@ def topics_of(
     year_min: int | None = None,
     year_max: int | None = None,
     *,
-    llm: Any = None,
+    namer: Any = None,
     backend: str = "extractive",
 ) -> list[Topic]:
     """The topics of a venue and years, from the cache when it holds this index version;
-    with ``llm``, each labelled by the model where its label passes ``checked_label``."""
+    with ``namer`` (a ``rag.generators.Generator`` that writes), each labelled by the model
+    where its label passes ``checked_label``; labels are cached per ``backend``."""
     selection = selection_key(venue, year_min, year_max)
     cached = cache.read(corpus, selection)
     if cached is None:
@@ -420,8 +421,8 @@ def topics_of(
     else:
         topics, data = cached
         labels = data.get("labels", {})
-    if llm is not None and backend not in labels:
-        labels[backend] = {str(t.topic_id): model_label(llm, t) for t in topics}
+    if namer is not None and namer.writes and backend not in labels:
+        labels[backend] = {str(t.topic_id): model_label(namer, t) for t in topics}
         cache.write(corpus, selection, topics, labels)
     elif cached is None:
         cache.write(corpus, selection, topics, labels)
@@ -429,9 +430,7 @@ def topics_of(
     return [replace(t, label=named.get(str(t.topic_id)) or t.label) for t in topics]
 
 
-def model_label(llm: Any, topic: Topic) -> str:
+def model_label(namer: Any, topic: Topic) -> str:
     """A short name for the topic from the model, or "" when it fails the check."""
-    from .llm import stream_chat
-
-    reply = "".join(stream_chat(llm, label_messages(topic.terms, topic.papers)))
+    reply = "".join(namer.chat(label_messages(topic.terms, topic.papers)))
     return checked_label(reply, topic.terms, topic.papers)

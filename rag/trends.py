@@ -29,7 +29,7 @@ from .answer import SentenceVectors
 from .lists import Bars, Candidate, ListedPaper, chunk_mask, reason, says_topic, topic_terms
 from .retrieve import Filters
 from .snapshot import Corpus
-from .types import Answer, Backend, Hit, Step, YearCount
+from .types import Answer, Hit, Step, YearCount
 
 # Candidates: a paper whose closest chunk comes this near the topic (cosine) may hold a
 # sentence over the list's first bar; one this near whose abstract uses the topic's words,
@@ -335,7 +335,6 @@ def answer_events(
     table: Sequence[str],
     groups: Sequence[tuple[str, Sequence[ListedPaper]]],
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
     series: tuple[YearCount, ...] = (),
 ) -> Iterator[str | Step | Answer]:
@@ -371,7 +370,6 @@ def answer_events(
         citations=checker.citations(),
         hits=hits,
         removed=checker.removed(),
-        backend=backend,
         timings=timings,
         series=series,
     )
@@ -509,7 +507,7 @@ def _vague(found: Members) -> str:
 
 
 def trend_answer(
-    result: Trend, sentence_vectors: SentenceVectors, backend: Backend, timings: dict[str, float]
+    result: Trend, sentence_vectors: SentenceVectors, timings: dict[str, float]
 ) -> Iterator[str | Step | Answer]:
     groups = [] if result.found.vague else result.examples(sentence_vectors)
     if len(result.indexed_years) <= 1 and result.found.papers:
@@ -522,7 +520,6 @@ def trend_answer(
         result.table(),
         groups,
         sentence_vectors,
-        backend,
         timings,
         series=series,
     )
@@ -533,18 +530,15 @@ def authors_answer(
     found: Members,
     ranked: Sequence[AuthorCount],
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
     per_author: int = 2,
 ) -> Iterator[str | Step | Answer]:
     if found.vague:
-        yield from answer_events(
-            question, _vague(found), [], [], sentence_vectors, backend, timings
-        )
+        yield from answer_events(question, _vague(found), [], [], sentence_vectors, timings)
         return
     if not ranked:
         lead = f'No indexed paper{_scope(found)} is on "{found.topic}" with its authors given.'
-        yield from answer_events(question, lead, [], [], sentence_vectors, backend, timings)
+        yield from answer_events(question, lead, [], [], sentence_vectors, timings)
         return
     shown: dict[str, ListedPaper] = {}
     quoted = {a.name: explained(found, a.papers, sentence_vectors, per_author) for a in ranked}
@@ -566,7 +560,7 @@ def authors_answer(
     for one, other in initials_variants([a.name for a in ranked]):
         table.append(f'"{one}" and "{other}" may be one person; they are counted apart.')
     groups = [("Papers:", tuple(shown.values()))]
-    yield from answer_events(question, lead, table, groups, sentence_vectors, backend, timings)
+    yield from answer_events(question, lead, table, groups, sentence_vectors, timings)
 
 
 def venues_answer(
@@ -575,7 +569,6 @@ def venues_answer(
     counts: Sequence[VenueCount],
     years: Sequence[int],
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     names = " and ".join(c.venue for c in counts)
@@ -615,7 +608,7 @@ def venues_answer(
             )
             for c in counts
         ]
-    yield from answer_events(question, lead, table, groups, sentence_vectors, backend, timings)
+    yield from answer_events(question, lead, table, groups, sentence_vectors, timings)
 
 
 def author_papers_answer(
@@ -623,7 +616,6 @@ def author_papers_answer(
     author: str,
     found: Members,
     sentence_vectors: SentenceVectors,
-    backend: Backend,
     timings: dict[str, float],
 ) -> Iterator[str | Step | Answer]:
     """The papers on a topic by authors whose stored name contains ``author``."""
@@ -637,4 +629,4 @@ def author_papers_answer(
         ":" if n else "."
     )
     groups = [("Papers:", explained(found, found.papers, sentence_vectors, 20))] if n else []
-    yield from answer_events(question, lead, [], groups, sentence_vectors, backend, timings)
+    yield from answer_events(question, lead, [], groups, sentence_vectors, timings)

@@ -22,6 +22,7 @@ _isolate_cache()
 import rag  # noqa: E402,F401  (applies the offline switches before anything else imports)
 from rag.assistant import Assistant  # noqa: E402
 from rag.embedder import Embedder  # noqa: E402
+from rag.generators import Generator  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 BUNDLED = Path(__file__).parent.parent / "rag" / "data" / "icml2026_abstracts.txt"
@@ -43,11 +44,16 @@ def local_llm_file() -> Path:
     return path
 
 
-def make_assistant(index_dir: Path, embedder: Embedder, backend: str = "extractive") -> Assistant:
+def make_assistant(
+    index_dir: Path,
+    embedder: Embedder,
+    backend: str = "extractive",
+    generators: dict[str, Generator] | None = None,
+) -> Assistant:
     settings = Settings().with_overrides(**{"store.index_dir": index_dir, "llm.backend": backend})
     from rag.store import PaperStore
 
-    return Assistant(settings, PaperStore(settings.store), embedder)
+    return Assistant(settings, PaperStore(settings.store), embedder, generators=generators)
 
 
 @pytest.fixture(scope="session")

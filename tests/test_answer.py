@@ -3,45 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
 
 import pytest
 
 from rag import Answer, Assistant, InputError, Step
+from rag.testing import ScriptedGenerator
 
 from .conftest import make_assistant
 
 
-class ScriptedLLM:
-    """A llama-index LLM that replies with fixed text, streamed word by word.
-
-    It implements the same ``stream_chat`` contract as the real backends, for the cases a
-    real model will not produce on demand (a bogus citation, an explicit "cannot answer").
-    """
-
-    def __init__(self, reply: str) -> None:
-        from llama_index.core.llms import MockLLM
-
-        self.reply = reply
-        self.prompts: list[str] = []
-        self._mock = MockLLM()
-
-    def stream_chat(self, messages: Sequence[Any], **kwargs: Any) -> Iterator[Any]:
-        from llama_index.core.llms import ChatMessage, ChatResponse
-
-        self.prompts.append("\n".join(m.content or "" for m in messages))
-        text = ""
-        for word in self.reply.split(" "):
-            piece = word if not text else " " + word
-            text += piece
-            yield ChatResponse(message=ChatMessage(role="assistant", content=text), delta=piece)
-
-
-def scripted(bundled_index, embedder, reply: str) -> tuple[Assistant, ScriptedLLM]:
-    llm = ScriptedLLM(reply)
-    a = make_assistant(bundled_index, embedder, backend="local")
-    a._llms["local"] = llm
+def scripted(bundled_index, embedder, reply: str) -> tuple[Assistant, ScriptedGenerator]:
+    llm = ScriptedGenerator(reply)
+    a = make_assistant(bundled_index, embedder, backend="local", generators={"local": llm})
     return a, llm
 
 
