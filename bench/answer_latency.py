@@ -8,7 +8,7 @@ local backend: the time to the first checked statement shown (first visible text
 the finished answer, p50 and max. Then, for the same prompts in the same run, llama.cpp's
 own time (``create_chat_completion(stream=True)`` on the identical messages): its first
 token and its last. Each prompt starts from an empty KV cache on both sides, so neither
-gets the other's prompt for free. Also the verifier's own time per answer (``rag.verifier``).
+gets the other's prompt for free. Also the verifier's own time per answer (``rag.answer.verifier``).
 Targets: first visible text p50 <= 6 s, finished answer p50 <= 15 s on an idle machine, the
 verifier <= 0.5 s per answer.
 """

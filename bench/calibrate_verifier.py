@@ -8,7 +8,7 @@ Three uses, each from rows written from the abstracts alone (``eval/questions``,
 ``eval/statements``):
 
 - ``support``: labelled statements about one paper (supported or not). Compared: the word-
-  level check alone (``rag.support`` before the verifier), the verifier alone, and the
+  level check alone (``rag.answer.support`` before the verifier), the verifier alone, and the
   verifier behind the word-level checks of numbers, names and formulas.
 - ``answers``: questions asked of one paper whose abstract answers them (``specific``,
   ``numeric``) against those it does not (``unstated``).
@@ -32,10 +32,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from eval.corpora import CORPORA  # noqa: E402
-from rag import support  # noqa: E402
-from rag.chunking import split_sentences  # noqa: E402
-from rag.embedder import Embedder  # noqa: E402
-from rag.verifier import Verifier  # noqa: E402
+from rag.evaluation import (  # noqa: E402
+    Embedder,
+    Verifier,
+    split_sentences,
+    support,
+)
 
 USES = ("support", "answers", "member")
 

@@ -6,7 +6,7 @@ six query sets at once.
 
 Each query is searched once; its candidate papers (every paper either side found in its
 first ``retrieval.candidates`` chunks) keep their best chunk's BM25 score, cosine similarity
-and features (``rag.ranking``), and each setting re-ranks those same candidates, so settings
+and features (``rag.index.ranking``), and each setting re-ranks those same candidates, so settings
 differ only in how they mix. Weight 1.0 is BM25 alone and 0.0 dense alone over those
 candidates; ``rrf`` is reciprocal-rank fusion of the two orders; ``learned`` is the model in
 ``rag/data/fusion.json`` (``bench/train_fusion.py``).
@@ -42,10 +42,17 @@ import scifact
 from _common import REPO, Query, indexes, metrics, write_json
 
 from eval.questions import PaperLookup, load_questions
-from rag import Assistant, rerank
-from rag.fusion import Candidates, FirstStage, candidates, fuse_scores
-from rag.ranking import FusionModel, bundled_model
-from rag.retrieve import Filters
+from rag import Assistant
+from rag.evaluation import (
+    Candidates,
+    Filters,
+    FirstStage,
+    FusionModel,
+    bundled_model,
+    candidates,
+    fuse_scores,
+    rerank,
+)
 
 SETS = ("needle", "unseen", "written_test", "tldr", "keyword", "scifact", "tune")
 TRAINING = ("tldr", "scifact", "written")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from _util import BIN, DATA, load_average
 
 if TYPE_CHECKING:
-    from rag.embedder import Embedder
+    from rag.evaluation import Embedder
 
 FULL_LIST = 22_981  # abstracts in ml_abstracts.jsonl
 
@@ -133,8 +133,7 @@ def _count_lines(path: Path) -> int:
 
 def _chunk_texts(source: Path, embedder: Embedder) -> list[str]:
     """What the ingest embeds: every paper's chunks, title included."""
-    from rag.chunking import chunk_paper
-    from rag.ingest import read_sources
+    from rag.evaluation import chunk_paper, read_sources
 
     papers, _ = read_sources([source])
     return [

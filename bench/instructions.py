@@ -15,8 +15,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rag.chunking import split_sentences  # noqa: E402
-from rag.instructions import instructs  # noqa: E402
+from rag.evaluation import (  # noqa: E402
+    instructs,
+    split_sentences,
+)
 from tests.test_injection import ATTACKS  # noqa: E402
 
 ML = REPO.parent / "shared" / "data" / "ml_abstracts.jsonl"

@@ -7,7 +7,7 @@ keyword_topical: "papers on <keyword>" within the query's venue (a filter, as a 
 give it), every paper of that venue listing the keyword as relevant. The queries are split
 in two by their number: the even half calibrates the relevance bar (the bar with the best
 mean F1 over a grid), the odd half is held out and reports precision, recall and F1 of the
-returned set, of ``find_all`` at the bar in ``rag.lists`` and of the top 5 and top 10 of
+returned set, of ``find_all`` at the bar in ``rag.answer.lists`` and of the top 5 and top 10 of
 ``Assistant.search``, averaged over queries. An empty set scores precision 0, or 1 when
 nothing is relevant; recall is 1 when nothing is relevant.
 
@@ -28,8 +28,8 @@ import numpy as np
 from _common import REPO, Query, indexes, write_json
 
 from rag import Assistant
-from rag import lists as listing
-from rag.retrieve import Filters
+from rag.evaluation import Filters
+from rag.evaluation import lists as listing
 
 DATA = indexes.SHARED / "bench" / "ml" / "keyword_topical.jsonl"
 BUNDLED_QUESTIONS = REPO / "eval" / "questions" / "lists_icml2026.jsonl"
@@ -80,7 +80,7 @@ def keyword_topical(args: argparse.Namespace) -> dict[str, Any]:
     print(f"  best bars: {_bars(best)}, mean F1 {best['f1']:.3f}")
     print(f"  best similarity alone: {alone['similarity']:.2f}, mean F1 {alone['f1']:.3f}")
     print(f"  share of the relevant papers in the scored pool: {calibrated['pool_recall']:.3f}")
-    print(f"  bars in rag.lists: {_bars(vars(listing.Bars()))}")
+    print(f"  bars in rag.answer.lists: {_bars(vars(listing.Bars()))}")
     result = compare(assistant, held_out, "held-out (find_all at the calibrated bars)", bars)
     return {
         "papers": assistant.stats().papers,
@@ -171,7 +171,7 @@ def mean_f1_of(
 def compare(
     assistant: Assistant, queries: Sequence[Query], label: str, bars: listing.Bars | None = None
 ) -> dict[str, Any]:
-    """Precision, recall and F1 of find_all's set (at ``bars``, else those of ``rag.lists``)
+    """Precision, recall and F1 of find_all's set (at ``bars``, else those of ``rag.answer.lists``)
     and of the top 5 and top 10."""
     from tqdm import tqdm
 

@@ -10,7 +10,7 @@ embedding, BM25, exact dense search over the snapshot's vectors, and the fusion:
 and model, or the fixed weight with ``RAG_RETRIEVAL__FUSION=score``) to show where the time
 goes, and the same searches again with the reranker and without it, alternating.
 ``--chroma-url`` measures a Chroma server instead of the folder. ``--ttft N``
-compares the local LLM's time to first token through rag (``rag.llm.local_llm`` +
+compares the local LLM's time to first token through rag (``rag.answer.llm.local_llm`` +
 ``stream_chat``) with llama.cpp's own ``create_chat_completion(stream=True)`` on the same
 messages (target: within 1.1x).
 """
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 def _reranked(assistant: Any, qs: list[str]) -> None:
     """The same searches with the reranker on, alternating with it off, question by
     question (each question is reranked once: the reranker keeps the pairs it has read)."""
-    from rag import rerank
+    from rag.evaluation import rerank
 
     settings = assistant.settings.retrieval
     if not (rerank.model().folder / "manifest.json").is_file():
@@ -100,9 +100,7 @@ def _timed(call: Callable[[], Any]) -> float:
 
 def _steps(assistant: Any, qs: list[str]) -> None:
     """Each step of a search on its own, over the same questions."""
-    from rag.fusion import by_score
-    from rag.question import parse_filters
-    from rag.retrieve import dense_top
+    from rag.evaluation import by_score, dense_top, parse_filters
 
     retriever, store = assistant.retriever, assistant.store
     corpus = retriever.corpus
@@ -145,7 +143,7 @@ def _dense_only(n: int, dim: int = 384) -> None:
     import numpy as np
     from threadpoolctl import threadpool_limits
 
-    from rag.retrieve import dense_top
+    from rag.evaluation import dense_top
 
     threadpool_limits(1, user_api="blas")  # as a search runs it (rag.assistant.limit_blas)
     rng = np.random.default_rng(0)
@@ -163,8 +161,8 @@ def _ttft(assistant: Any, qs: list[str], n: int) -> None:
     """Time to first token, rag's path against llama.cpp's own, alternating, fresh prompts."""
     from llama_cpp import Llama
 
-    from rag import answer
-    from rag.llm import local_llm, stream_chat
+    from rag.evaluation import answering as answer
+    from rag.evaluation import local_llm, stream_chat
 
     settings = assistant.settings.llm
     ours = local_llm(settings)

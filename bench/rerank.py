@@ -246,7 +246,7 @@ LISTWISE = (
 
 def llm_bench(args: argparse.Namespace, runs: dict[str, Any]) -> dict[str, Any]:
     """Listwise rerank of the top few on a handful of needle queries: misses first, then hits."""
-    from rag.llm import local_llm, stream_chat
+    from rag.evaluation import local_llm, stream_chat
     from rag.settings import get_settings
 
     llm = local_llm(get_settings().llm)

@@ -20,7 +20,7 @@ Queries, none of them an evaluation query and none about a paper of an evaluatio
 
 Each query's pairs are kept ``--repeat`` times but the synthetic ones once. Each query is
 searched as the product searches (hybrid, learned fusion, top ``--depth``);
-the passage of a candidate is what the reranker reads at run time (``rag.rerank.passage``):
+the passage of a candidate is what the reranker reads at run time (``rag.retrieve.rerank.passage``):
 its title and its best chunk. Negatives: the best ``--top`` non-relevant candidates,
 ``--random`` more from the rest of the depth and ``--easy`` from the whole index (without
 them the model never leaves the labels' prior: every negative shares the query's topic).
@@ -40,8 +40,7 @@ import fusion
 import ml
 from _common import REPO
 
-from rag.rerank import passage
-from rag.retrieve import Filters
+from rag.evaluation import Filters, passage
 
 OUT = REPO / "bench" / "out" / "reranker" / "pairs.jsonl"
 ID = re.compile(r"\b[a-z]+20\d\d-[A-Za-z0-9_-]{6,}\b|\b[a-z]+(?:19|20)\d\d-\d+\b")

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import fusion
 import numpy as np
 
-from rag.ranking import bundled_model
+from rag.evaluation import bundled_model
 
 MIX = 10.0  # weight of e5's cosine (its spread over 20 abstracts is ~0.1) against log-odds
 

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._util import DATA  # noqa: E402  (also sets the bench cache folder)
-from rag import Assistant, topics  # noqa: E402
+from rag import Assistant  # noqa: E402
+from rag.evaluation import topics  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 FIXTURE = ROOT / "tests" / "fixtures" / "topics_papers.jsonl"

@@ -33,8 +33,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rag.crossencoder import MODELS, _sha256  # noqa: E402
-from rag.models import embedder_path  # noqa: E402
+from rag.evaluation import (  # noqa: E402
+    MODELS,
+    embedder_path,
+    file_sha256,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,7 +259,7 @@ def install(model, tok, held, args, source: Path, rows_count: int) -> None:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from rag.crossencoder import CrossEncoder
+    from rag.evaluation import CrossEncoder
 
     work = REPO / "bench" / "out" / args.name / "export"
     work.mkdir(parents=True, exist_ok=True)
@@ -345,7 +348,7 @@ def _write_manifest(folder: Path, args, precision: str, rows: int, thresholds: d
         "rebuild": f"python bench/{args.name}_data.py && python bench/train_crossencoder.py "
         + " ".join(sys.argv[1:]),
         "thresholds": thresholds,
-        "sha256": {f: _sha256(folder / f) for f in ("model.onnx", "tokenizer.json")},
+        "sha256": {f: file_sha256(folder / f) for f in ("model.onnx", "tokenizer.json")},
     }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 

@@ -6,7 +6,7 @@
 Training queries: the half of the ML TL;DR known-item set and the half of the SciFact
 training claims that ``bench/fusion.py`` does not score (split by query id), and the
 questions of ``bench/fusion_train.jsonl``, written about papers of the ML list. Every
-candidate paper of a query is a row of ``rag.ranking.FEATURES``, labelled by whether the
+candidate paper of a query is a row of ``rag.index.ranking.FEATURES``, labelled by whether the
 query asks for it; a logistic regression (scikit-learn) on the standardised features is
 fitted, its coefficients written as JSON, and ``bench/fusion.py`` compares it with the
 fixed weights on the held-out sets. Grouped 5-fold cross-validation over the training
@@ -27,7 +27,7 @@ import fusion
 import numpy as np
 from _common import REPO, metrics
 
-from rag.ranking import FEATURES, MODEL, FusionModel
+from rag.evaluation import FEATURES, MODEL, FusionModel
 
 C_VALUES = (0.01, 0.1, 1.0, 10.0)
 

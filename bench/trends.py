@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--margin", action="store_true", help="ablation: a list's relative floor")
     p.add_argument("--quoted", action="store_true", help="ablation: count only quotable papers")
     args = p.parse_args(argv)
-    from rag import trends
+    from rag.evaluation import trends
 
     trends.COUNT_MARGIN, trends.COUNT_QUOTED = args.margin, args.quoted
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
@@ -98,7 +98,7 @@ def _ask(a: Assistant, r: dict[str, Any]) -> Any:
         return a.trend(r["question"], **filters)
     if r["kind"] == "authors":
         return a.authors(r["question"], **filters)
-    from rag.trends import venues_topic
+    from rag.evaluation import venues_topic
 
     return a.venues(venues_topic(r["question"], r["venues"]), r["venues"])
 

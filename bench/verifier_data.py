@@ -4,7 +4,7 @@ the window state it?
     python bench/verifier_data.py [--papers 9000]     # -> bench/out/verifier/pairs.jsonl
 
 A window is a paper's title and two consecutive sentences of its abstract, as the product
-reads them (``rag.verifier.windows``). Made from the training pool (``verifier_pool.py``):
+reads them (``rag.answer.verifier.windows``). Made from the training pool (``verifier_pool.py``):
 
 supported (1)
   a sentence as an answer would say it ("We propose X" -> "<Name> proposes X"), one of its
@@ -42,9 +42,14 @@ import numpy as np
 from verifier_pool import OUT, REPO, SHARED, Paper, held_out, informative, papers, shuffled
 
 from eval.corpora import eval_paper_ids, scifact_sentences
-from rag.lexical import tokenize
-from rag.support import GENERIC_STEMS, about_earlier_work, method_name, names_in
-from rag.verifier import windows
+from rag.evaluation import (
+    GENERIC_STEMS,
+    about_earlier_work,
+    method_name,
+    names_in,
+    tokenize,
+    windows,
+)
 
 SEED = 2026
 WRITTEN = REPO / "bench" / "fusion_train.jsonl"

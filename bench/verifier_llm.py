@@ -20,8 +20,7 @@ import time
 
 from verifier_pool import OUT, informative, papers, shuffled
 
-from rag.models import local_llm_path
-from rag.support import numbers_in
+from rag.evaluation import local_llm_path, numbers_in
 
 PROMPT = (
     "Paper title: {title}\nOne sentence of its abstract: {sentence}\n\n"
@@ -90,7 +89,7 @@ def ask(llm, title: str, sentence: str) -> dict[str, str] | None:
 
 
 def _name(title: str) -> str:
-    from rag.support import method_name
+    from rag.evaluation import method_name
 
     return method_name(title)
 

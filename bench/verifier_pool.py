@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from eval.corpora import eval_paper_ids  # noqa: E402
-from rag.chunking import split_sentences  # noqa: E402
+from rag.evaluation import split_sentences  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 ML = SHARED / "data" / "ml_abstracts.jsonl"

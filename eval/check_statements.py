@@ -4,7 +4,7 @@
 
 Each row of the file is a statement a model might write about one bundled paper, labelled
 by hand as supported by that paper's abstract or not (``eval/statements/labelled.jsonl``).
-The check (``rag.support``) keeps or removes each one; this prints its precision (of the
+The check (``rag.answer.support``) keeps or removes each one; this prints its precision (of the
 statements it keeps, how many are supported), its recall (of the supported statements, how
 many it keeps) and the unsupported statements it let through, by kind. ``--sweep`` repeats
 that over the check's thresholds.
@@ -23,10 +23,12 @@ sys.path.insert(0, str(ROOT))
 
 from pydantic import BaseModel, ConfigDict  # noqa: E402
 
-from rag import support  # noqa: E402
-from rag.chunking import split_sentences  # noqa: E402
-from rag.embedder import Embedder  # noqa: E402
-from rag.readers import read_papers  # noqa: E402
+from rag.evaluation import (  # noqa: E402
+    Embedder,
+    read_papers,
+    split_sentences,
+    support,
+)
 
 BUNDLED = ROOT / "rag" / "data" / "icml2026_abstracts.txt"
 

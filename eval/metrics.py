@@ -133,7 +133,7 @@ def says_unstated(text: str) -> bool:
 
 def numbers_not_in(text: str, sources: Iterable[str]) -> list[str]:
     """Numbers the text states that none of the source texts holds."""
-    from rag.support import numbers_in, plain
+    from rag.evaluation import numbers_in, plain
 
     held = {n for s in sources for n in numbers_in(plain(s))}
     return [n for n in dict.fromkeys(numbers_in(plain(text))) if n not in held]

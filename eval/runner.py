@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag import Answer, Assistant, Paper
-from rag.answer import score_hits
+from rag.evaluation import score_hits
 from rag.types import SearchMode
 
 from . import metrics
@@ -189,7 +189,7 @@ def answer_summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 def faithfulness_summary(outcomes: list[Outcome]) -> dict[str, Any]:
     """Does every answer say only what its cited abstracts say?"""
-    from rag.answer import ANSWER_RULES, SYSTEM_PROMPT
+    from rag.evaluation import ANSWER_RULES, SYSTEM_PROMPT
 
     def kind(name: str) -> list[Outcome]:
         return [o for o in outcomes if o.question.kind == name]
@@ -276,7 +276,7 @@ def kind_summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 
 def _statements(o: Outcome) -> list[Any]:
-    from rag.support import split_statements
+    from rag.evaluation import split_statements
 
     return [s for s in split_statements(o.statements_body) if s.cites]
 

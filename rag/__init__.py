@@ -10,6 +10,8 @@ from . import _offline
 
 _offline.apply()
 
+from .answer.lists import ListedPaper, PaperList  # noqa: E402
+from .answer.topics import Topic  # noqa: E402
 from .assistant import Assistant, IndexStats  # noqa: E402
 from .errors import (  # noqa: E402
     ConfigError,
@@ -22,11 +24,9 @@ from .errors import (  # noqa: E402
     RagError,
     StoreError,
 )
-from .ingest import IngestReport  # noqa: E402
-from .lists import ListedPaper, PaperList  # noqa: E402
-from .retrieve import Filters  # noqa: E402
+from .ingest.pipeline import IngestReport  # noqa: E402
+from .retrieve.search import Filters  # noqa: E402
 from .settings import Settings, get_settings  # noqa: E402
-from .topics import Topic  # noqa: E402
 from .types import Answer, Citation, Hit, Paper, Removed, Step  # noqa: E402
 
 __all__ = [

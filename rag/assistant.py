@@ -9,22 +9,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import answer as answering
-from . import lists, trends
-from .embedder import Embedder
+from .answer import answering, lists, trends
+from .answer.generators import Generator, make_generator
+from .answer.handlers import HANDLERS, Asked, Handler
+from .answer.question import parse_filters, rewrite_followup
+from .answer.topics import Topic, TopicCache, selection_key, topics_of
+from .answer.verifier import Verifier
 from .errors import InputError
-from .generators import Generator, make_generator
-from .handlers import HANDLERS, Asked, Handler
-from .ingest import IngestReport, Progress, ingest
-from .question import parse_filters, rewrite_followup
-from .retrieve import Filters, Retriever, checked_k, search_mode
-from .sanitize import visible
+from .index.embedder import Embedder
+from .index.snapshot import Corpus
+from .index.store import PaperStore, describe
+from .ingest.pipeline import IngestReport, Progress, ingest
+from .retrieve.search import Filters, Retriever, checked_k, search_mode
 from .settings import Settings, backend_name, get_settings
-from .snapshot import Corpus
-from .store import PaperStore, describe
-from .topics import Topic, TopicCache, selection_key, topics_of
+from .text.sanitize import visible
 from .types import Answer, Hit, Paper, SearchMode, Step
-from .verifier import Verifier
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ class Assistant:
 
     It holds what lives as long as it does: the snapshot of the index (``retriever``), the
     vectors of abstract sentences already seen (``sentence_vectors``), the generators built
-    (``generators``: backend name -> ``rag.generators.Generator``, to pass one's own), and
+    (``generators``: backend name -> ``rag.answer.generators.Generator``, to pass one's own), and
     the threads that embed (``close`` stops them). Making one sets how many threads numpy's
     BLAS uses in the process (``retrieval.blas_threads``).
     """
@@ -132,7 +131,7 @@ class Assistant:
     def ingest(
         self, paths: Iterable[str | Path], *, progress: Progress | None = None, **options: Any
     ) -> IngestReport:
-        """Add paper lists to the index (see ``rag.ingest.ingest`` for the options)."""
+        """Add paper lists to the index (see ``rag.ingest.pipeline.ingest`` for the options)."""
         return ingest(
             [Path(p) for p in paths], self.store, self.embedder, progress=progress, **options
         )
@@ -425,7 +424,7 @@ class Assistant:
         return self.handler(Asked(query, self, backend, k, filters)).kind
 
     def generator(self, backend: str | None = None) -> Generator:
-        """The generator of a backend (``rag.generators``), built once."""
+        """The generator of a backend (``rag.answer.generators``), built once."""
         backend = backend_name(backend or self.settings.llm.backend)
         with self._generators_lock:
             if backend not in self._generators:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .jsonform import answer_json, hit_json, topic_json
-from .markup import readable
-from .sanitize import web_link
+from .text.markup import readable
+from .text.sanitize import web_link
 
 BUNDLED = Path(__file__).parent / "data" / "icml2026_abstracts.txt"
 
@@ -364,7 +364,7 @@ def _corpus_parsers(sub: Any, store: Any) -> None:
 
 
 def cmd_trend(args: argparse.Namespace) -> int:
-    from . import trends
+    from .answer import trends
     from .jsonform import listed_json, series_json
 
     assistant = _assistant(args)
@@ -385,7 +385,7 @@ def cmd_trend(args: argparse.Namespace) -> int:
 
 
 def cmd_authors(args: argparse.Namespace) -> int:
-    from . import trends
+    from .answer import trends
     from .jsonform import listed_json
 
     assistant = _assistant(args)

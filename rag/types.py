@@ -11,6 +11,8 @@ SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 Backend = Literal["local", "openai", "extractive"]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
 
+YEARS = range(1800, 2200)  # a year outside these is a mistake in a paper list
+
 
 @dataclass(frozen=True)
 class Paper:

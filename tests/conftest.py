@@ -20,9 +20,9 @@ def _isolate_cache() -> None:
 _isolate_cache()
 
 import rag  # noqa: E402,F401  (applies the offline switches before anything else imports)
+from rag.answer.generators import Generator  # noqa: E402
 from rag.assistant import Assistant  # noqa: E402
-from rag.embedder import Embedder  # noqa: E402
-from rag.generators import Generator  # noqa: E402
+from rag.index.embedder import Embedder  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 BUNDLED = Path(__file__).parent.parent / "rag" / "data" / "icml2026_abstracts.txt"
@@ -51,7 +51,7 @@ def make_assistant(
     generators: dict[str, Generator] | None = None,
 ) -> Assistant:
     settings = Settings().with_overrides(**{"store.index_dir": index_dir, "llm.backend": backend})
-    from rag.store import PaperStore
+    from rag.index.store import PaperStore
 
     return Assistant(settings, PaperStore(settings.store), embedder, generators=generators)
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from rag import Answer, Citation, ConfigError, Hit, Paper
-from rag.embedder import Embedder
+from rag.index.embedder import Embedder
 from rag.jsonform import answer_json
 from ui.app import Handlers, serve
 from ui.auth import LoginGuard, check_exposure, is_loopback

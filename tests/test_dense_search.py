@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.retrieve import dense_top
+from rag.retrieve.search import dense_top
 
 from .conftest import make_assistant
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from rag import models
-from rag.embedder import Embedder
 from rag.errors import ConfigError
+from rag.index.embedder import Embedder
 from rag.settings import EmbedderSettings
 
 from .conftest import BUNDLED

@@ -11,9 +11,9 @@ import openai
 import pytest
 
 from rag import Answer, Assistant, ConfigError, LLMError, LLMUnavailableError
-from rag.generators import GENERATORS, Extractive, Generator, Model, make_generator
-from rag.handlers import HANDLERS, Asked, relevant_hits
-from rag.llm import local_llm, openai_llm
+from rag.answer.generators import GENERATORS, Extractive, Generator, Model, make_generator
+from rag.answer.handlers import HANDLERS, Asked, relevant_hits
+from rag.answer.llm import local_llm, openai_llm
 from rag.models import smollm_path
 from rag.settings import Settings
 from rag.testing import ScriptedGenerator
@@ -44,7 +44,7 @@ MAKERS: dict[str, Callable[[], Generator]] = {
 def sources(bundled_index, embedder) -> tuple[list[Any], list[Any]]:
     a = make_assistant(bundled_index, embedder)
     relevant = relevant_hits(a, QUESTION, a.search(QUESTION, 3))
-    from rag.answer import build_sources
+    from rag.answer.answering import build_sources
 
     return build_sources(relevant, a.sentence_vectors, question=QUESTION), relevant
 

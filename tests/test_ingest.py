@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.embedder import Embedder
 from rag.errors import EmbedderMismatchError, InputError
+from rag.index.embedder import Embedder
+from rag.index.store import PaperStore
 from rag.settings import EmbedderSettings
-from rag.store import PaperStore
 
 from .conftest import BUNDLED, make_assistant
 
@@ -91,10 +91,10 @@ def test_each_chunk_gets_its_own_vector_across_windows_and_files(
 ) -> None:
     """Chunks are embedded sorted by length, in windows spanning files, and written as their
     papers complete: every vector still lands on its own chunk."""
-    import rag.ingest
+    import rag.ingest.pipeline
 
-    monkeypatch.setattr(rag.ingest, "_WINDOW_PAPERS", 7)
-    monkeypatch.setattr(rag.ingest, "_WRITE_PAPERS", 3)
+    monkeypatch.setattr(rag.ingest.pipeline, "_WINDOW_PAPERS", 7)
+    monkeypatch.setattr(rag.ingest.pipeline, "_WRITE_PAPERS", 3)
     calls: list[tuple[int, int, str]] = []
 
     def progress(done: int, total: int) -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import FENCE
-from rag.instructions import LEFT_OUT, abstract_sentences, instructs
+from rag.answer.answering import FENCE
 from rag.testing import ScriptedGenerator
+from rag.text.instructions import LEFT_OUT, abstract_sentences, instructs
 from tests.conftest import make_assistant
 
 ATTACKS = [

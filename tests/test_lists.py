@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rag import Answer, Assistant, InputError, Paper
+from rag.answer.lists import is_list_question, list_topic
 from rag.cli import main
-from rag.lists import is_list_question, list_topic
 from tests.conftest import BUNDLED, make_assistant
 
 QUESTIONS = Path(__file__).parent.parent / "eval" / "questions" / "lists_icml2026.jsonl"

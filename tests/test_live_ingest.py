@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from rag.assistant import Assistant
-from rag.embedder import Embedder
+from rag.index.embedder import Embedder
+from rag.index.store import PaperStore
 from rag.settings import Settings
-from rag.store import PaperStore
 
 from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
 from .servers import free_port, wait_for_http
@@ -169,7 +169,7 @@ def test_a_reader_never_opens_chroma_while_another_process_ingests(
     the snapshot it holds instead of a Chroma client of its own, which would load the whole
     vector index into every serving process and write to the folder; it reads the new
     snapshot once, when it is published."""
-    from rag import snapshot
+    from rag.index import snapshot
 
     reads: list[str] = []
     read_cache = snapshot._read_cache
@@ -217,9 +217,9 @@ def test_an_ingest_publishes_its_snapshot_before_readers_see_its_stamp(
 ) -> None:
     """The last version stamp of an ingest names a snapshot that is already in the folder, so
     a reader never meets a finished version it would have to build through Chroma."""
-    from rag import snapshot
-    from rag.ingest import ingest
-    from rag.store import WRITING
+    from rag.index import snapshot
+    from rag.index.store import WRITING
+    from rag.ingest.pipeline import ingest
 
     folder = tmp_path / "index"
     settings = Settings().with_overrides(**{"store.index_dir": str(folder)})

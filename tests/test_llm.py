@@ -75,7 +75,7 @@ def test_local_qwen_says_an_unstated_fact_is_not_stated(bundled_index, embedder)
 @pytest.mark.usefixtures("local_llm_file")
 def test_local_qwen_answers_repeat_nothing_of_the_prompt(bundled_index, embedder):
     from eval.metrics import leaked_runs
-    from rag.answer import ANSWER_RULES, SYSTEM_PROMPT
+    from rag.answer.answering import ANSWER_RULES, SYSTEM_PROMPT
 
     a = with_backend(bundled_index, embedder, "local")
     for question in [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.markup import Span, parse, readable
+from rag.text.markup import Span, parse, readable
 
 BUNDLED = Path(__file__).parent.parent / "rag" / "data" / "icml2026_abstracts.txt"
 ABSTRACTS = BUNDLED.read_text(encoding="utf-8").split("\n\n")[1:]

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from rag.assistant import Assistant
-from rag.embedder import Embedder
-from rag.lexical import tokenize
+from rag.index.embedder import Embedder
+from rag.index.lexical import tokenize
+from rag.index.snapshot import _cache_path, _read_cache, build_corpus, load_corpus
+from rag.index.store import WRITING, PaperStore, StoredChunk
 from rag.settings import Settings
-from rag.snapshot import _cache_path, _read_cache, build_corpus, load_corpus
-from rag.store import WRITING, PaperStore, StoredChunk
 
 from .chroma_server import ChromaServer, chroma_server  # noqa: F401 - the session fixture
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rag.question import parse_filters, rewrite_followup
-from rag.retrieve import Filters
+from rag.answer.question import parse_filters, rewrite_followup
+from rag.retrieve.search import Filters
 from rag.types import Answer, Citation, Paper
 
 VENUES = ["ICML", "NeurIPS", "ICLR"]
@@ -82,7 +82,7 @@ def test_a_pronoun_whose_referent_is_in_the_question_is_not_rewritten() -> None:
 
 
 def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
-    from rag.premise import compares, two_sides
+    from rag.answer.premise import compares, two_sides
 
     two = (
         "Which benchmark environments are NerveNet and the master-slave RL architecture tested on?"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag.lexical import query_terms
-from rag.ranking import FEATURES, bundled_model
+from rag.index.lexical import query_terms
+from rag.index.ranking import FEATURES, bundled_model
 
 
 def test_the_bundled_model_loads_with_every_feature() -> None:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from rag.errors import InputError
-from rag.readers import (
+from rag.ingest.readers import (
     detect_format,
     normalise_abstract,
     paper_id_for,
     read_papers,
 )
-from rag.titles import derive_title, strip_markup
+from rag.text.titles import derive_title, strip_markup
 
 BUNDLED = Path(__file__).resolve().parents[1] / "rag" / "data" / "icml2026_abstracts.txt"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

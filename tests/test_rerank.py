@@ -16,10 +16,10 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from rag import rerank
 from rag.crossencoder import CrossEncoder
-from rag.embedder import Embedder
 from rag.errors import ConfigError
+from rag.index.embedder import Embedder
+from rag.retrieve import rerank
 from rag.types import Hit, Paper
 
 from .conftest import make_assistant

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from rag.sanitize import safe_text, safe_url, unsafe_url, visible, web_link
+from rag.text.sanitize import safe_text, safe_url, unsafe_url, visible, web_link
 
 UNCHANGED = [
     "Model merging averages the weights of fine-tuned models [1].",

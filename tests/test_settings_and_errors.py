@@ -16,8 +16,8 @@ import openai
 import pytest
 
 from rag import Assistant, ConfigError, LLMAuthError, LLMError, LLMUnavailableError
+from rag.answer.llm import stream_chat
 from rag.cli import main
-from rag.llm import stream_chat
 from rag.settings import get_settings
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from rag.assistant import Assistant
-from rag.embedder import Embedder
 from rag.errors import ConfigError, EmbedderMismatchError, NoIndexError
+from rag.index.embedder import Embedder
+from rag.index.store import WRITING, PaperStore
 from rag.settings import EmbedderSettings, Settings
-from rag.store import WRITING, PaperStore
 
 from .chroma_server import ChromaServer, TokenProxy, chroma_server  # noqa: F401 - fixture
 from .conftest import BUNDLED

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag import support
-from rag.embedder import Embedder
+from rag.answer import support
+from rag.index.embedder import Embedder
 
 TITLE = "Taming Momentum: Stable Adaptive Optimisers"
 ABSTRACT = (

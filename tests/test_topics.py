@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from rag import Assistant, Topic
-from rag.embedder import Embedder
-from rag.lexical import tokenize
-from rag.overview import asks_overview, stated_label, theme_stems
-from rag.topics import TopicCache, checked_label, document, selection_key
+from rag.answer.overview import asks_overview, stated_label, theme_stems
+from rag.answer.topics import TopicCache, checked_label, document, selection_key
+from rag.index.embedder import Embedder
+from rag.index.lexical import tokenize
 from tests.conftest import make_assistant
 
 FIXTURE = Path(__file__).parent / "fixtures" / "topics_papers.jsonl"
@@ -137,7 +137,7 @@ def test_a_model_label_stands_only_in_the_groups_own_words(
 
 
 def test_words_most_papers_use_name_no_theme() -> None:
-    from rag.topics import COMMON_SHARE, distinctive_terms
+    from rag.answer.topics import COMMON_SHARE, distinctive_terms
 
     docs = [f"neural networks training for speech audio {i}" for i in range(12)]
     docs += [f"neural networks training for galaxy telescopes {i}" for i in range(12)]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rag.embedder import Embedder
+from rag.index.embedder import Embedder
 from tests.conftest import make_assistant
 from tests.test_topics import FIXTURE
 from tests.test_ui_e2e import Page, browser, running  # noqa: F401  (the browser fixture)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.embedder import Embedder
-from rag.trends import asks_authors, asks_trend, compared_venues, trend_topic
+from rag.answer.trends import asks_authors, asks_trend, compared_venues, trend_topic
+from rag.index.embedder import Embedder
 
 from .conftest import make_assistant
 

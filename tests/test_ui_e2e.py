@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rag import Assistant, Step
-from rag.embedder import Embedder
+from rag.index.embedder import Embedder
 from tests.conftest import make_assistant
 from ui.app import serve
 

@@ -9,7 +9,7 @@ from typing import Any
 import bibtexparser
 import pytest
 
-from rag.embedder import Embedder
+from rag.index.embedder import Embedder
 from tests.test_ui_e2e import Page, browser, running  # noqa: F401  (browser: a fixture)
 
 pytestmark = pytest.mark.browser

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.chunking import split_sentences
+from rag.answer.verifier import Verifier, windows
 from rag.crossencoder import MODELS, CrossEncoder
 from rag.errors import ConfigError
 from rag.settings import Settings
-from rag.verifier import Verifier, windows
+from rag.text.chunking import split_sentences
 
 TITLE = "Quillnet: Sparse Routing for Protein Contact Prediction"
 ABSTRACT = (
@@ -91,7 +91,7 @@ def test_a_missing_model_file_is_refused_with_how_to_restore_it(tmp_path: Path) 
 
 def test_the_verifier_is_off_unless_the_setting_turns_it_on(tmp_path: Path, embedder) -> None:
     from rag.assistant import Assistant
-    from rag.store import PaperStore
+    from rag.index.store import PaperStore
 
     off = Settings().with_overrides(**{"store.index_dir": tmp_path})
     on = off.with_overrides(**{"checks.verifier": True})
@@ -105,7 +105,7 @@ def test_with_the_verifier_on_an_unasked_detail_is_said_to_be_unstated(
     import json
 
     from rag.assistant import Assistant
-    from rag.store import PaperStore
+    from rag.index.store import PaperStore
 
     source = tmp_path / "papers.jsonl"
     source.write_text(json.dumps({"id": "q", "title": TITLE, "abstract": ABSTRACT}) + "\n")

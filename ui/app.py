@@ -114,7 +114,7 @@ class Handlers:
     """What the page's events do, over one assistant shared by every browser session.
 
     Each session's chat lives in its own ``gr.State`` (a list of ``Turn``); nothing here
-    holds per-user data. The local model serialises its own generations (``rag.llm``).
+    holds per-user data. The local model serialises its own generations (``rag.answer.llm``).
     """
 
     def __init__(self, assistant: Assistant) -> None:

@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from urllib.parse import quote_plus, urlparse
+from urllib.parse import quote_plus
 
 from rag import Answer, Citation, Hit, IndexStats, IngestReport, Paper
-from rag.markup import Node, parse, readable
+from rag.text.markup import Node, parse, readable
+from rag.text.sanitize import web_link
 from rag.types import Stage, YearCount
 
 LIBRARY_HEADERS = ["Title", "Venue", "Year", "Authors", "Link"]
@@ -65,9 +66,7 @@ def esc(text: object) -> str:
 
 def safe_url(url: str) -> str | None:
     """The URL if it is an http(s) link (never ``javascript:`` and the like), else None."""
-    url = (url or "").strip()
-    parsed = urlparse(url)
-    return url if parsed.scheme in ("http", "https") and parsed.netloc else None
+    return web_link((url or "").strip()) or None
 
 
 def anchor(turn: int, number: int) -> str:

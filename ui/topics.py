@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from rag import Assistant, RagError
-from rag.markup import readable
-from rag.topics import Topic
+from rag import Assistant, RagError, Topic
+from rag.text.markup import readable
 
 from .render import clip, esc
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .types import Paper
+from ..types import Paper
 
 # A sentence ends at . ! or ? followed by space and something that starts a sentence;
 # common abbreviations are not ends.

@@ -1,5 +1,5 @@
 """The language models, as llama-index LLMs: the local GGUF model and OpenAI-compatible
-endpoints, and their errors as this package's. ``rag.generators`` makes answers with them.
+endpoints, and their errors as this package's. ``rag.answer.generators`` makes answers with them.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import LLMAuthError, LLMError, LLMUnavailableError
-from .settings import LLMSettings
+from ..errors import LLMAuthError, LLMError, LLMUnavailableError
+from ..settings import LLMSettings
 
 Messages = list[dict[str, str]]
 
@@ -37,7 +37,7 @@ def usable_cores() -> int:
 
 
 def local_llm(settings: LLMSettings) -> Any:
-    from .models import local_llm_path
+    from ..models import local_llm_path
 
     path = settings.local.model_path or local_llm_path()
     if not Path(path).exists():

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .sanitize import visible
-from .titles import derive_title, strip_markup
-from .types import Paper
+from ..errors import InputError
+from ..text.sanitize import visible
+from ..text.titles import derive_title, strip_markup
+from ..types import YEARS, Paper
 
 FORMATS = ("text", "json", "jsonl", "csv")
 _FORMAT_ALIASES = {"txt": "text", "md": "text", "ndjson": "jsonl", "tsv": "csv"}
@@ -75,7 +75,6 @@ LIMITS = {
     "authors": 20_000,
     "keywords": 5_000,
 }
-YEARS = range(1800, 2200)  # a year outside these is a mistake in the record
 MAX_FILE_BYTES = 2**30
 
 

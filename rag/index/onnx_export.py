@@ -1,8 +1,8 @@
-"""Export a sentence-transformers model to ONNX, once, for ``rag.embedder`` to run.
+"""Export a sentence-transformers model to ONNX, once, for ``rag.index.embedder`` to run.
 
 This is the only module that imports torch, and only ``make setup`` (through
 ``python -m rag.models``) or a process that finds the export missing runs it, in a
-subprocess of its own: ``python -m rag.onnx_export SOURCE FOLDER``.
+subprocess of its own: ``python -m rag.index.onnx_export SOURCE FOLDER``.
 
 The graph takes ``input_ids`` and ``attention_mask`` (batch and sequence dynamic) and gives
 the sentence vector: the transformer with eager attention, mean pooling over the unmasked
@@ -137,7 +137,7 @@ def _min_cosine(model: Path, source: Path, window: int, expected: np.ndarray) ->
 
 def main(argv: list[str] | None = None) -> int:
     """Export into a temporary folder, check, then write ``result.json`` for the caller."""
-    parser = argparse.ArgumentParser(prog="python -m rag.onnx_export")
+    parser = argparse.ArgumentParser(prog="python -m rag.index.onnx_export")
     parser.add_argument("source", type=Path, help="sentence-transformers model folder")
     parser.add_argument("folder", type=Path, help="where the files go (created)")
     parser.add_argument("--files", required=True, help='JSON: {"fp32": "name.onnx", ...}')

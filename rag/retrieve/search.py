@@ -1,9 +1,9 @@
 """Question to hits: BM25 and exact dense search over a snapshot, fused, one hit per paper.
 
 Both sides see the same filters (``Filters``) and search the snapshot of the index
-(``rag.snapshot``): the lexical side its BM25 matrix (``rag.lexical``), the dense side its
-chunk vectors. Their candidates are fused into hits (``rag.fusion``), by the learned model
-unless ``retrieval.fusion`` says otherwise.
+(``rag.index.snapshot``): the lexical side its BM25 matrix (``rag.index.lexical``), the
+dense side its chunk vectors. Their candidates are fused into hits (``rag.retrieve.fusion``),
+by the learned model unless ``retrieval.fusion`` says otherwise.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import cast
 
 import numpy as np
 
+from ..errors import EmbedderMismatchError, InputError
+from ..index.embedder import Embedder, Threads
+from ..index.lexical import top_chunks
+from ..index.snapshot import Corpus, load_corpus
+from ..index.store import PaperStore
+from ..settings import RetrievalSettings
+from ..types import SEARCH_MODES, Hit, Paper, SearchMode
 from . import fusion, rerank
-from .embedder import Embedder, Threads
-from .errors import EmbedderMismatchError, InputError
 from .fusion import Candidates, FirstStage
-from .lexical import top_chunks
-from .settings import RetrievalSettings
-from .snapshot import Corpus, load_corpus
-from .store import PaperStore
-from .types import SEARCH_MODES, Hit, Paper, SearchMode
 
 
 def search_mode(mode: str) -> SearchMode:

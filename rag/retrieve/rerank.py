@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .crossencoder import CrossEncoder
-from .types import Hit, Paper
+from ..crossencoder import CrossEncoder
+from ..types import Hit, Paper
 
 NAME = "reranker"
 

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .errors import ConfigError
-from .settings import EmbedderSettings
+from ..errors import ConfigError
+from ..settings import EmbedderSettings
 from .store import Provenance
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _QUERY_CACHE = 1024  # questions whose vectors are kept (1.5 KB each)
 
 
 def default_model_path() -> str:
-    from .models import embedder_path
+    from ..models import embedder_path
 
     return embedder_path()
 
@@ -144,7 +144,7 @@ class Embedder:
     def _open_session(self) -> Any:
         import onnxruntime as ort
 
-        from .models import embedder_onnx
+        from ..models import embedder_onnx
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # batches run side by side instead (module docstring)

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from .lexical import tokenize
-from .settings import cache_dir
-from .snapshot import Corpus
-from .store import PaperStore, describe
+from ..index.lexical import tokenize
+from ..index.snapshot import Corpus
+from ..index.store import PaperStore, describe
+from ..settings import cache_dir
+from ..types import Paper
 from .support import GENERIC_STEMS, plain
-from .types import Paper
 
 K_MAX = 30  # themes an overview can still name; more only splits what a reader calls one
 TERMS = 10  # distinctive terms kept per theme
@@ -411,7 +411,7 @@ def topics_of(
     backend: str = "extractive",
 ) -> list[Topic]:
     """The topics of a venue and years, from the cache when it holds this index version;
-    with ``namer`` (a ``rag.generators.Generator`` that writes), each labelled by the model
+    with ``namer`` (a ``rag.answer.generators.Generator`` that writes), each labelled by the model
     where its label passes ``checked_label``; labels are cached per ``backend``."""
     selection = selection_key(venue, year_min, year_max)
     cached = cache.read(corpus, selection)

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .chunking import split_sentences
-from .instructions import abstract_sentences
-from .lexical import tokenize
-from .titles import SYMBOLS
+from ..index.lexical import tokenize
+from ..text.chunking import split_sentences
+from ..text.instructions import abstract_sentences
+from ..text.titles import SYMBOLS
 
 SIMILARITY_MIN = 0.6  # cosine between a statement and its closest abstract sentence
 # ... when that sentence also holds the statement's numbers and names ("16 classification

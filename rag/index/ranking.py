@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-MODEL = Path(__file__).parent / "data" / "fusion.json"
+MODEL = Path(__file__).parent.parent / "data" / "fusion.json"
 WINDOW = 8  # words between two question words for them to count as near each other
 FEATURES = (
     "bm25",  # best chunk's BM25 over the best candidate's

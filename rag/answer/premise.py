@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .lexical import tokenize
+from ..index.lexical import tokenize
 from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in
 
 # Words questions use to ask, not to say what they are about.

@@ -4,9 +4,9 @@
 asking words taken off) -> the papers within the filters whose stored chunk vectors, or
 whose words, come nearest the topic (``POOL`` and ``LEXICAL_POOL`` of them) -> each one's
 abstract sentences scored against the topic, and whether its abstract says what the topic
-is about (``rag.premise``, with the field's names for one thing, ``CONCEPTS``) -> every
+is about (``rag.answer.premise``, with the field's names for one thing, ``CONCEPTS``) -> every
 paper over the bars (``Bars``, calibrated by ``bench/lists.py``) -> each with the sentence
-of its own abstract that says why, one the statement check (``rag.support.judge``) keeps,
+of its own abstract that says why, one the statement check (``rag.answer.support.judge``) keeps,
 best first. The decision rests on the topic's cosine similarity to abstract sentences and
 on its words, not on the search's fused scores, so it does not move when the fusion does.
 
@@ -22,13 +22,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import answer as answering
+from ..index.lexical import tokenize, top_chunks
+from ..index.snapshot import Corpus
+from ..retrieve.search import Filters, dense_top
+from ..text.instructions import abstract_sentences
+from ..types import Answer, Hit, Paper, Step
+from . import answering
 from . import premise as premises
-from .answer import SentenceVectors
-from .instructions import abstract_sentences
-from .lexical import tokenize, top_chunks
-from .retrieve import Filters, dense_top
-from .snapshot import Corpus
+from .answering import SentenceVectors
 from .support import (
     GENERIC_STEMS,
     Abstract,
@@ -39,7 +40,6 @@ from .support import (
     speaks_of_itself,
     split_statements,
 )
-from .types import Answer, Hit, Paper, Step
 
 # A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
 # all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_SAID`` of it and its abstract says
@@ -261,7 +261,7 @@ def _unsaid_concepts(sentence: str) -> list[str]:
 def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
     """Whether the paper's abstract has the topic's names, the field's concepts it names
     (by any of their names: "GRPO" says "reinforcement learning") and three quarters of its
-    terms, as a find question's premise is checked (``rag.premise``)."""
+    terms, as a find question's premise is checked (``rag.answer.premise``)."""
     abstract = Abstract.of(1, paper.title, paper.abstract, np.zeros((0, 1), dtype=np.float32))
     named = {n for m in _CONCEPT.finditer(abstract.text_lower) for n in _concepts(m)}
     extra = {s for name in named for s in tokenize(name)}

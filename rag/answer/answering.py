@@ -18,12 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index.embedder import Embedder
+from ..index.lexical import tokenize
+from ..text.chunking import split_sentences
+from ..text.instructions import abstract_sentences
+from ..text.sanitize import safe_text
+from ..text.titles import introduced_names
+from ..types import Answer, Citation, Coverage, Hit, Paper, Removed
 from . import premise as premises
-from .chunking import split_sentences
-from .embedder import Embedder
-from .instructions import abstract_sentences
-from .lexical import tokenize
-from .sanitize import safe_text
 from .support import (
     Abstract,
     Statement,
@@ -40,8 +42,6 @@ from .support import (
     speaks_of_itself,
     split_statements,
 )
-from .titles import introduced_names
-from .types import Answer, Citation, Coverage, Hit, Paper, Removed
 from .verifier import Verifier, passage
 
 REFUSAL = "The indexed papers do not cover this question."

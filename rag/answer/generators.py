@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from .answer import ScoredHit, Source, build_messages, extractive_reply, stream_reply
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..settings import LLMSettings
+from .answering import ScoredHit, Source, build_messages, extractive_reply, stream_reply
 from .llm import Messages, local_llm, openai_llm, stream_chat, use_as_default
-from .settings import LLMSettings
 from .verifier import Verifier
 
 

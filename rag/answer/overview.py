@@ -1,5 +1,5 @@
 """Questions about a whole venue or year ("What are the main themes of ICML 2026?"),
-answered from its topics (``rag.topics``), each statement checked like any other answer.
+answered from its topics (``rag.answer.topics``), each statement checked like any other answer.
 
 question -> is it about the whole collection? (its words, less the venue and year it names,
 are only words of asking for themes) -> the topics of that venue and year -> per theme, a
@@ -15,12 +15,13 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 
-from . import answer as answering
-from .answer import SentenceVectors
-from .embedder import Embedder
-from .instructions import abstract_sentences
-from .lexical import tokenize
-from .retrieve import Filters
+from ..index.embedder import Embedder
+from ..index.lexical import tokenize
+from ..retrieve.search import Filters
+from ..text.instructions import abstract_sentences
+from ..types import Answer, Hit, Paper, Step
+from . import answering
+from .answering import SentenceVectors
 from .support import (
     GENERIC_STEMS,
     Abstract,
@@ -32,7 +33,6 @@ from .support import (
     speaks_of_itself,
 )
 from .topics import Topic, document
-from .types import Answer, Hit, Paper, Step
 
 MAX_THEMES = 8  # themes an answer names; the rest are counted
 PER_THEME = 2  # representative papers cited per theme

@@ -1,6 +1,6 @@
 """Fusion: the two sides' candidates to one ranked list of hits, one per paper.
 
-The default is learned (``retrieval.fusion = "learned"``, the model in ``rag.ranking``):
+The default is learned (``retrieval.fusion = "learned"``, the model in ``rag.index.ranking``):
 every candidate either side finds is described by both scores and ranks and by how it
 matches the question's words, and scored by a small model trained on training queries.
 ``"score"`` mixes the normalised scores by a fixed weight; ``"rrf"`` fuses the ranks.
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import ranking
-from .settings import RetrievalSettings
-from .snapshot import Corpus
-from .types import Hit
+from ..index import ranking
+from ..index.snapshot import Corpus
+from ..settings import RetrievalSettings
+from ..types import Hit
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 "How has work on X changed from 2014 to 2018?", `rag trend X`: question -> its topic (the
 asking words taken off; the years and venue as filters) -> every paper of the filtered
-index on the topic, by the complete-list judgement (``rag.lists``: one abstract sentence
+index on the topic, by the complete-list judgement (``rag.answer.lists``: one abstract sentence
 close to the topic, or close enough while the abstract says the topic's terms) -> counted
 per year beside every indexed paper of that year, so that a growing conference does not
 read as a growing topic -> two cited example papers per period, each line checked like any
@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import answer as answering
-from . import lists
-from .answer import SentenceVectors
+from ..index.snapshot import Corpus
+from ..retrieve.search import Filters
+from ..types import Answer, Hit, Step, YearCount
+from . import answering, lists
+from .answering import SentenceVectors
 from .lists import Bars, Candidate, ListedPaper, chunk_mask, reason, says_topic, topic_terms
-from .retrieve import Filters
-from .snapshot import Corpus
-from .types import Answer, Hit, Step, YearCount
 
 # Candidates: a paper whose closest chunk comes this near the topic (cosine) may hold a
 # sentence over the list's first bar; one this near whose abstract uses the topic's words,

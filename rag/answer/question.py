@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .retrieve import Filters
-from .types import Answer, Paper
+from ..retrieve.search import Filters
+from ..types import Answer, Paper
 
 _YEAR = r"(19[5-9]\d|20\d\d)"
 _RANGE = re.compile(
@@ -166,7 +166,7 @@ def _refers_inside(question: str) -> bool:
 
 def _name(paper: Paper) -> str:
     """How a rewrite refers to a paper: its method's short name ("OPIC"), else its title."""
-    from .answer import paper_name
+    from .answering import paper_name
 
     return paper_name(paper) or paper.title
 

@@ -4,7 +4,7 @@ One record per chunk: id ``{paper_id}::{n}``, its embedding, its text as the doc
 the paper's metadata (chunk 0 also carries the abstract). The collection's own metadata
 records the embedder, its dimension, runtime and precision and the chunking, and a
 ``version`` stamp that changes with every write, so readers in other processes know when to
-reload. Searching reads the vectors into a snapshot (``rag.snapshot``) and never asks
+reload. Searching reads the vectors into a snapshot (``rag.index.snapshot``) and never asks
 Chroma's approximate index.
 
 The embedded client (a folder) and the HTTP client (``chroma run``, any number of serving
@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import (
+from ..errors import (
     ConfigError,
     EmbedderMismatchError,
     IndexError_,
@@ -37,8 +37,8 @@ from .errors import (
     RagError,
     StoreError,
 )
-from .settings import StoreSettings
-from .types import Paper
+from ..settings import StoreSettings
+from ..types import YEARS, Paper
 
 SCHEMA = 1
 T = TypeVar("T")
@@ -318,8 +318,6 @@ def paper_from_metadata(meta: dict[str, Any], abstract: str) -> Paper:
 def _plausible_year(value: Any) -> int | None:
     """A stored year; none for one no paper has (indexes made before ingest checked years
     may hold 1e+20, which would break every year filter)."""
-    from .readers import YEARS
-
     try:
         year = int(value)
     except (TypeError, ValueError, OverflowError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .crossencoder import CrossEncoder
+from ..crossencoder import CrossEncoder
 
 NAME = "verifier"
 

@@ -30,12 +30,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from . import snapshot
-from .chunking import Chunk, chunk_paper
-from .embedder import Batch, Embedder, Prepared
-from .errors import InputError
-from .store import PaperStore, chunk_metadata
-from .types import Paper
+from ..errors import InputError
+from ..index import snapshot
+from ..index.embedder import Batch, Embedder, Prepared
+from ..index.store import PaperStore, chunk_metadata
+from ..text.chunking import Chunk, chunk_paper
+from ..types import Paper
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")

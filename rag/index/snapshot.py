@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import NoIndexError
+from ..settings import cache_dir
+from ..text.chunking import searchable_text
+from ..types import Paper
 from . import ranking
-from .chunking import searchable_text
-from .errors import NoIndexError
 from .lexical import LexicalIndex, query_terms, tokenize, top_chunks
-from .settings import cache_dir
 from .store import WRITING, PaperStore, describe, paper_from_metadata
-from .types import Paper
 
 
 @dataclass
@@ -65,7 +65,7 @@ class Corpus:
     @cached_property
     def titles_naming_filters(self) -> list[str]:
         """Titles holding a year or an indexed venue's name, which a question quoting them
-        does not mean as a filter (``rag.question.parse_filters``)."""
+        does not mean as a filter (``rag.answer.question.parse_filters``)."""
         venues = "|".join(re.escape(v) for v in self.venues)
         holds = re.compile(rf"\b(?:19[5-9]\d|20\d\d{'|' + venues if venues else ''})\b", re.I)
         return [p.title for p in self.papers.values() if holds.search(p.title)]

@@ -15,16 +15,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import answer as answering
-from . import lists, trends
+from ..types import Answer, Hit, Step
+from . import answering, lists, trends
 from . import overview as overviews
 from . import premise as premises
 from .generators import Generator
 from .question import parse_filters
-from .types import Answer, Hit, Step
 
 if TYPE_CHECKING:
-    from .assistant import Assistant
+    from ..assistant import Assistant
 
 Event = str | Step | Answer
 

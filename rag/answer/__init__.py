@@ -1,0 +1,2 @@
+"""Answering from the abstracts: question handlers, generators, and the checks every
+statement passes."""

@@ -1,0 +1,1 @@
+"""Reading paper lists and writing them into the index."""
