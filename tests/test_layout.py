@@ -140,3 +140,25 @@ def test_the_adapters_use_only_public_modules_and_names() -> None:
                         if a.name.startswith("rag.") and a.name not in PUBLIC
                     ]
     assert wrong == []
+
+
+def test_the_readme_is_a_short_front_door_whose_links_resolve() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):  # a web address
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+            elif anchor and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+                slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+                if anchor not in slugs:
+                    broken.append(f"{page.relative_to(ROOT)} -> {target} (no such heading)")
+    assert broken == []
