@@ -21,13 +21,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from rag import Answer, Assistant, ConfigError, IndexStats, InputError, RagError, Settings, Step
+from rag import Answer, Assistant, ConfigError, IndexStats, RagError, Settings, Step
 from rag.jsonform import answer_json
 from rag.types import Backend
 
 from . import papers as paper_actions
 from . import render
 from . import topics as topics_tab
+from .forms import filter_kwargs
 from .render import FileResult, Turn
 
 if TYPE_CHECKING:
@@ -93,21 +94,6 @@ def openai_configured(settings: Settings) -> bool:
     defaults = type(llm.openai)()
     named = (llm.openai.base_url, llm.openai.model) != (defaults.base_url, defaults.model)
     return llm.backend == "openai" or named or bool(os.environ.get("OPENAI_BASE_URL"))
-
-
-def filter_kwargs(venue: str | None, year: str | int | None) -> dict[str, Any]:
-    """``venue=``/``year=`` for ``Assistant.stream``; an empty choice means no filter."""
-    options: dict[str, Any] = {}
-    if venue not in (None, ""):
-        if not isinstance(venue, str):
-            raise InputError(f"venue must be text, such as ICML; got {venue!r}.")
-        options["venue"] = venue
-    if year not in (None, ""):
-        text = str(year).strip()
-        if isinstance(year, bool) or not text.isdigit() or not 1000 <= int(text) <= 2999:
-            raise InputError(f"year must be a year such as 2026; got {year!r}.")
-        options["year"] = int(text)
-    return options
 
 
 class Handlers:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rag import Answer, Assistant, Citation, Hit, Paper, RagError
 from rag.export import answer_papers, render
 
+from .forms import filter_kwargs
 from .render import Turn
 
 if TYPE_CHECKING:
@@ -96,8 +97,6 @@ def wire(
     answered: list[Any],
 ) -> None:
     """Related papers from a card's button; the download refreshed after every answer."""
-    from .app import filter_kwargs
-
     private = {"api_visibility": "private", "show_progress": "hidden"}
 
     def related(turns_: list[Turn], k: float, venue: str | None, year: str | None, evt):
