@@ -90,3 +90,11 @@ def test_more_latex() -> None:
     assert readable(r"$\log(n)$ and $n \times d$ and \(a=b\)") == "log(n) and n × d and a = b"
     assert readable(r"``quoted'' and 10\% and \unknown{kept}") == "“quoted” and 10% and kept"
     assert readable("an unclosed $x^2 and \\textbf{unclosed") == "an unclosed $x^2 and unclosed"
+
+
+def test_an_empty_script_reads_as_nothing() -> None:
+    # as an AISTATS 2024 abstract writes it: rendering it crashed the CLI and the web chat
+    assert readable(r"regret scales as $\widetilde{O}_{}(d^3 n^{-3/2})$") == (
+        "regret scales as O\u0303(d³n^(−3/2))"
+    )
+    assert readable(r"$x^{}$ and $y_{ }$") == "x and y"

@@ -138,7 +138,9 @@ def _plain(node: Node) -> str:
 def _script(text: str, table: dict[int, int], mark: str) -> str:
     """A superscript or subscript in Unicode where it has the characters (R³, x₁), else
     marked (ρ_noise, T^(1−β))."""
-    if text and all(ord(c) in table for c in text):
+    if not text:  # "O_{}": nothing to write
+        return ""
+    if all(ord(c) in table for c in text):
         return text.translate(table)
     if len(text) == 1 or text.isalnum() or (text[0] + text[-1]) in ("()", "{}", "[]"):
         return mark + text
