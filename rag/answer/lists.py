@@ -262,7 +262,7 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
     """Whether the paper's abstract has the topic's names, the field's concepts it names
     (by any of their names: "GRPO" says "reinforcement learning") and three quarters of its
     terms, as a find question's premise is checked (``rag.answer.premise``)."""
-    abstract = Abstract.of(1, paper.title, paper.abstract, np.zeros((0, 1), dtype=np.float32))
+    abstract = Abstract.words_of(paper.title, paper.abstract)
     named = {n for m in _CONCEPT.finditer(abstract.text_lower) for n in _concepts(m)}
     extra = {s for name in named for s in tokenize(name)}
     abstract = replace(abstract, stems=abstract.stems | extra)
