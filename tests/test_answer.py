@@ -376,3 +376,41 @@ def test_a_sentence_that_says_nothing_checkable_is_not_shown(bundled_index, embe
     assert "described in the abstract" not in answer.text
     assert "explained there" not in answer.text
     assert "18.1%" in answer.text, answer.text
+
+
+DESCRIBED = [
+    {
+        "id": "dict",
+        "title": "Fast Dictionary Learning with a Smoothed Wasserstein Loss",
+        "abstract": "We consider the dictionary learning problem when the data are histograms. "
+        "We use the Wasserstein distance as the fitting error between each original point "
+        "and its reconstruction. Experiments on text topic modelling and image datasets show "
+        "that the smoothed loss is fast to optimise.",
+    },
+    {
+        "id": "ode",
+        "title": "Neural Solvers for Stiff Differential Equations",
+        "abstract": "Stiff differential equations defeat explicit solvers. We train a network "
+        "to predict implicit steps, which cuts solver time by half on chemical kinetics.",
+    },
+]
+
+
+def test_a_question_about_a_paper_no_abstract_describes_is_answered_no_paper(
+    tmp_path, embedder
+) -> None:
+    """The closest paper lacks most of what the question says of the one it describes: no
+    indexed paper is that one (not "the abstract does not say" of the closest)."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in DESCRIBED))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    described = a.ask(
+        "What word error rate does the paper on speech recognition from raw audio "
+        "recordings with a Wasserstein loss reach?"
+    )
+    assert described.coverage == "no_paper", described.text
+    assert described.text.startswith("No indexed paper does that")
+    # the paper is there, the detail is not: said of that paper
+    detail = a.ask("Which optimiser does the Wasserstein dictionary learning paper use?")
+    assert detail.coverage in ("unstated", "answered"), detail.text
