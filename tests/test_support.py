@@ -40,3 +40,20 @@ def test_a_name_the_abstract_gives_only_as_earlier_work_is_not_the_papers(
     # a statement about the earlier work may name it
     assert kept("Existing optimisers such as Nadam scale their updates by running averages.",
                 abstract, embedder).kept  # fmt: skip
+
+
+def test_a_title_before_a_quoted_sentence_is_not_a_claim(embedder: Embedder) -> None:
+    """A listed line "Title: sentence" quotes the sentence; words of the title ("Only",
+    "All") are the paper's name, not claims the sentence must make."""
+    title = "Translation Using Monolingual Corpora Only"
+    text = (
+        "We learn to translate without any parallel data. Sentences of two languages are "
+        "mapped into one latent space by a shared encoder."
+    )
+    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
+    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    quoted = f"{title}: We learn to translate without any parallel data."
+    assert kept(quoted, paper, embedder).kept
+    # the same word said as a claim of the sentence still needs the abstract to say it
+    claimed = "We learn to translate only from parallel data."
+    assert not kept(claimed, paper, embedder).kept
