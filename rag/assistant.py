@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from .answer import answering, lists, trends
 from .answer.generators import Generator, make_generator
@@ -20,7 +20,7 @@ from .index.embedder import Embedder
 from .index.snapshot import Corpus
 from .index.store import PaperStore, describe
 from .ingest.pipeline import IngestReport, Progress, ingest
-from .retrieve.search import Filters, Retriever, checked_k, search_mode
+from .retrieve.search import FILTER_ARGS, FilterArgs, Filters, Retriever, checked_k, search_mode
 from .settings import Settings, backend_name, get_settings
 from .text.sanitize import visible
 from .types import Answer, Hit, Paper, SearchMode, Step
@@ -166,15 +166,10 @@ class Assistant:
         question: str,
         k: int | None = None,
         *,
-        venue: str | None = None,
-        year: int | None = None,
-        year_min: int | None = None,
-        year_max: int | None = None,
-        author: str | None = None,
-        keyword: str | None = None,
         mode: SearchMode = "hybrid",
         parse: bool = True,
         min_relevance: float | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[Hit]:
         """Papers for a question, one hit per paper, best first.
 
@@ -192,24 +187,14 @@ class Assistant:
         # used unless parsing takes filter words out of the question
         early = None if mode == "bm25" else self.retriever.embed_later(question)
         corpus = self.retriever.corpus  # one version check per search
-        filters, query = self._filters(
-            question,
-            parse,
-            corpus,
-            venue=venue,
-            year=year,
-            year_min=year_min,
-            year_max=year_max,
-            author=author,
-            keyword=keyword,
-        )
+        chosen, query = self._filters(question, parse, corpus, **filters)
         embedding = early if query == question else None
-        hits = self.retriever.search(query, k, filters, mode, corpus, embedding)
+        hits = self.retriever.search(query, k, chosen, mode, corpus, embedding)
         if min_relevance is None:
             return hits
         return lists.above(query, hits, self.sentence_vectors, min_relevance)
 
-    def as_retriever(self, k: int | None = None, **filters: Any) -> Any:
+    def as_retriever(self, k: int | None = None, **filters: Unpack[FilterArgs]) -> Any:
         """This index as a llama-index ``BaseRetriever`` (``rag.llama_retriever``): each
         ``search`` hit as a ``NodeWithScore`` holding the abstract and the paper's fields.
         ``filters`` as for ``search``."""
@@ -217,7 +202,9 @@ class Assistant:
 
         return PaperRetriever(self, checked_k(k, self.settings.retrieval.k), **filters)
 
-    def find_all(self, question: str, *, parse: bool = True, **filters: Any) -> lists.PaperList:
+    def find_all(
+        self, question: str, *, parse: bool = True, **filters: Unpack[FilterArgs]
+    ) -> lists.PaperList:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of
         its abstract that says why; not the top k."""
@@ -230,7 +217,9 @@ class Assistant:
         return lists.find_all(corpus, self.sentence_vectors, vectors, query, found)
 
     # -- the corpus as data ------------------------------------------------------------------
-    def trend(self, topic: str, *, parse: bool = True, **filters: Any) -> trends.Trend:
+    def trend(
+        self, topic: str, *, parse: bool = True, **filters: Unpack[FilterArgs]
+    ) -> trends.Trend:
         """How many indexed papers are on ``topic`` each year, beside all papers indexed that
         year (``topic``: a bare topic, or a question such as "How has work on GANs changed
         from 2014 to 2018?", whose years and venue become filters); ``filters`` as for
@@ -241,7 +230,7 @@ class Assistant:
         return trends.trend(topic, found, corpus)
 
     def authors(
-        self, topic: str, n: int = 10, *, parse: bool = True, **filters: Any
+        self, topic: str, n: int = 10, *, parse: bool = True, **filters: Unpack[FilterArgs]
     ) -> tuple[trends.Members, list[trends.AuthorCount]]:
         """The ``n`` authors with the most papers on ``topic`` ("Who works on X?" or a bare
         topic), names matched exactly as stored; and every paper on the topic."""
@@ -251,7 +240,7 @@ class Assistant:
         return found, trends.by_author(found, checked_k(n, 10))
 
     def venues(
-        self, topic: str, venues: Sequence[str], **filters: Any
+        self, topic: str, venues: Sequence[str], **filters: Unpack[FilterArgs]
     ) -> tuple[trends.Members, list[trends.VenueCount], list[int]]:
         """Papers on ``topic`` at each of ``venues``, beside all their indexed papers, over
         the years all of them have papers indexed (returned last)."""
@@ -275,7 +264,7 @@ class Assistant:
         vectors = self.retriever.vectors(corpus)
         return trends.members(corpus, self.sentence_vectors, vectors, topic, chosen)
 
-    def related(self, paper: Paper | str, k: int = 5, **filters: Any) -> list[Hit]:
+    def related(self, paper: Paper | str, k: int = 5, **filters: Unpack[FilterArgs]) -> list[Hit]:
         """The ``k`` papers nearest ``paper`` (a Paper, an id or a title) by their stored
         vectors, within the filters (as for ``search``)."""
         k = checked_k(k, 5)
@@ -338,24 +327,25 @@ class Assistant:
         question: str,
         parse: bool,
         corpus: Corpus | None = None,
-        *,
-        venue: str | None = None,
-        year: int | None = None,
-        year_min: int | None = None,
-        year_max: int | None = None,
-        author: str | None = None,
-        keyword: str | None = None,
+        **given: Unpack[FilterArgs],
     ) -> tuple[Filters, str]:
         """The filters given (``search``'s keywords) over those the question names, and the
         question without the latter."""
+        if unknown := sorted(set(given) - set(FILTER_ARGS)):
+            raise InputError(
+                f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTER_ARGS)}."
+            )
+        venue, year = given.get("venue"), given.get("year")
+        year_min, year_max = given.get("year_min"), given.get("year_max")
+        author, keyword = given.get("author"), given.get("keyword")
         texts: dict[str, object] = {"venue": venue, "author": author, "keyword": keyword}
-        for name, given in texts.items():
-            if given is not None and not isinstance(given, str):
-                raise InputError(f"{name} must be text; got {given!r}.")
+        for name, value in texts.items():
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{name} must be text; got {value!r}.")
         years: dict[str, object] = {"year": year, "year_min": year_min, "year_max": year_max}
-        for name, given in years.items():
-            if given is not None and (isinstance(given, bool) or not isinstance(given, int)):
-                raise InputError(f"{name} must be a whole year such as 2026; got {given!r}.")
+        for name, value in years.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InputError(f"{name} must be a whole year such as 2026; got {value!r}.")
         corpus = corpus or self.retriever.corpus
         parsed, query = (
             parse_filters(question, corpus.venues, corpus.titles_naming_filters)
@@ -395,7 +385,7 @@ class Assistant:
         *,
         k: int | None = None,
         llm: str | None = None,
-        **filters: Any,
+        **filters: Unpack[FilterArgs],
     ) -> Iterator[str | Step | Answer]:
         """``Step``s and text pieces as the answer is made, then the checked final ``Answer``.
 
@@ -415,7 +405,9 @@ class Assistant:
         """The first handler, in ``handlers`` order, whose kind the question is."""
         return next(h for h in self.handlers if h.matches(asked))
 
-    def kind(self, question: str, history: Sequence[Any] | None = None, **filters: Any) -> str:
+    def kind(
+        self, question: str, history: Sequence[Any] | None = None, **filters: Unpack[FilterArgs]
+    ) -> str:
         """Which kind of question this is ("list", "trend", "papers", ...: the ``kind`` of
         the handler that answers it), without answering it."""
         query = rewrite_followup(_asked(question), history)

@@ -155,8 +155,9 @@ def _assistant(args: argparse.Namespace) -> Any:
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
-    names = ("venue", "year", "year_min", "year_max", "author", "keyword")
-    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    from .retrieve.search import FILTER_ARGS
+
+    return {n: getattr(args, n) for n in FILTER_ARGS if getattr(args, n, None) is not None}
 
 
 # -- commands ------------------------------------------------------------------------------

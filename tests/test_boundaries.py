@@ -521,6 +521,7 @@ def test_an_index_without_its_snapshot_read_only_says_what_to_do(
         ({"year": "abc"}, "year must be a whole year"),
         ({"year_min": 2020.5}, "year_min must be a whole year"),
         ({"author": ["Ada"]}, "author must be text"),
+        ({"venu": "ICML"}, "unknown filter venu; the filters are venue, year, "),
     ],
 )
 def test_the_python_api_refuses_wrong_types_with_input_error(bundled, call, said) -> None:

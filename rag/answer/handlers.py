@@ -13,8 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from ..retrieve.search import FilterArgs
 from ..types import Answer, Hit, Step
 from . import answering, lists, trends
 from . import overview as overviews
@@ -36,7 +37,7 @@ class Asked:
     assistant: Assistant
     backend: str  # the generator's name
     k: int
-    filters: dict[str, Any]
+    filters: FilterArgs
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -86,7 +87,8 @@ class Venues:
 
     def answer(self, asked: Asked) -> Iterator[Event]:
         a, query = asked.assistant, asked.query
-        rest = {k: v for k, v in asked.filters.items() if k != "venue"}
+        rest = FilterArgs(**asked.filters)
+        rest.pop("venue", None)  # the venues compared are the question's
         topic = trends.venues_topic(query, a.retriever.corpus.venues)
         found, counts, years = a.venues(topic, self._venues(asked), **rest)
         asked.retrieved()
@@ -243,7 +245,7 @@ def _checked(checker: answering.Checker, pieces: Iterable[str]) -> Iterator[str]
         yield shown
 
 
-def emptied_by(a: Assistant, question: str, filters: dict[str, Any]) -> str:
+def emptied_by(a: Assistant, question: str, filters: FilterArgs) -> str:
     """The venue and years read from the question's words ("NeurIPS 2018"), when the
     filters given do not set them: what to name when they leave no paper."""
     corpus = a.retriever.corpus
@@ -280,7 +282,7 @@ def compared(
     query: str,
     relevant: list[answering.ScoredHit],
     k: int | None,
-    filters: dict[str, Any],
+    filters: FilterArgs,
 ) -> list[answering.ScoredHit]:
     """The two papers a comparison sets side by side: those it names, else the best
     paper for each half of the question ("How do NoisyNet" / "RESLOPE differ ..."), so

@@ -12,7 +12,7 @@ import threading
 import weakref
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import cast
+from typing import TypedDict, cast
 
 import numpy as np
 
@@ -44,6 +44,21 @@ def checked_k(k: object, default: int) -> int:
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= K_MAX:
         raise InputError(f"k must be a whole number from 1 to {K_MAX}; got {k!r}.")
     return int(k)
+
+
+class FilterArgs(TypedDict, total=False):
+    """The filter keywords every question method takes (``Assistant.search``, ``ask``,
+    ``stream``, ``find_all``, ...): ``year`` sets both ends of the range."""
+
+    venue: str | None
+    year: int | None
+    year_min: int | None
+    year_max: int | None
+    author: str | None
+    keyword: str | None
+
+
+FILTER_ARGS: tuple[str, ...] = tuple(FilterArgs.__annotations__)
 
 
 @dataclass(frozen=True)
