@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -138,25 +138,27 @@ class Abstract:
     ) -> Abstract:
         """``vectors`` are the sentences'; ``embed`` (if given) embeds their parts."""
         text = plain(f"{title}. {abstract}")
+        words = cls._words(title, text)
         sentences = abstract_sentences(abstract)
         parts = [(i, p) for i, s in enumerate(sentences) for p in sentence_parts(s)]
-        return cls(
+        return replace(
+            words,
             number=number,
-            title=title,
             sentences=sentences,
             vectors=vectors,
             part_vectors=embed([p for _, p in parts]) if embed and parts else None,
             part_of=tuple(i for i, _ in parts),
-            stems=frozenset(tokenize(text)) | frozenset(_word_stems(text)),
             numbers=frozenset(numbers_in(text)),
-            text_lower=_flat(text),
         )
 
     @classmethod
     def words_of(cls, title: str, abstract: str) -> Abstract:
         """Only the abstract's words (``stems``, ``text_lower``): what a premise check reads,
         at a fraction of the cost of ``of`` (no sentences, parts or numbers)."""
-        text = plain(f"{title}. {abstract}")
+        return cls._words(title, plain(f"{title}. {abstract}"))
+
+    @classmethod
+    def _words(cls, title: str, text: str) -> Abstract:
         return cls(
             number=0,
             title=title,
