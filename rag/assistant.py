@@ -15,7 +15,7 @@ from .answer.handlers import HANDLERS, Asked, Handler
 from .answer.question import parse_filters, rewrite_followup
 from .answer.topics import Topic, TopicCache, selection_key, topics_of
 from .answer.verifier import Verifier
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .index.embedder import Embedder
 from .index.snapshot import Corpus
 from .index.store import PaperStore, describe
@@ -258,6 +258,17 @@ class Assistant:
         found = self.members(query, chosen, corpus)
         return found, *trends.by_venue(found, corpus, [known[v.lower()] for v in venues])
 
+    def trend_answer(self, result: trends.Trend) -> Answer:
+        """A trend (``trend``) as a checked answer: the counts per year, then cited example
+        papers per period."""
+        return _final(trends.trend_answer(result, self.sentence_vectors, {}))
+
+    def authors_answer(
+        self, topic: str, found: trends.Members, ranked: list[trends.AuthorCount]
+    ) -> Answer:
+        """Authors (``authors``) as a checked answer: each with their cited papers."""
+        return _final(trends.authors_answer(topic, found, ranked, self.sentence_vectors, {}))
+
     def members(self, topic: str, chosen: Filters, corpus: Corpus | None = None) -> trends.Members:
         """Every paper on ``topic`` within ``chosen`` (the complete-list judgement)."""
         corpus = corpus or self.retriever.corpus
@@ -403,7 +414,12 @@ class Assistant:
 
     def handler(self, asked: Asked) -> Handler:
         """The first handler, in ``handlers`` order, whose kind the question is."""
-        return next(h for h in self.handlers if h.matches(asked))
+        handler = next((h for h in self.handlers if h.matches(asked)), None)
+        if handler is None:
+            raise ConfigError(
+                "no handler takes this question: end the order with one that takes any."
+            )
+        return handler
 
     def kind(
         self, question: str, history: Sequence[Any] | None = None, **filters: Unpack[FilterArgs]
@@ -423,6 +439,10 @@ class Assistant:
                 llm_settings = self.settings.llm.model_copy(update={"backend": backend})
                 self._generators[backend] = make_generator(backend, llm_settings, self.verifier)
             return self._generators[backend]
+
+
+def _final(events: Iterable[str | Step | Answer]) -> Answer:
+    return next(e for e in events if isinstance(e, Answer))
 
 
 def limit_blas(threads: int) -> None:

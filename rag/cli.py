@@ -365,7 +365,6 @@ def _corpus_parsers(sub: Any, store: Any) -> None:
 
 
 def cmd_trend(args: argparse.Namespace) -> int:
-    from .answer import trends
     from .jsonform import listed_json, series_json
 
     assistant = _assistant(args)
@@ -381,12 +380,11 @@ def cmd_trend(args: argparse.Namespace) -> int:
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    _print_answer(trends.trend_answer(result, assistant.sentence_vectors, {}))
+    _print_answer(assistant.trend_answer(result))
     return 0
 
 
 def cmd_authors(args: argparse.Namespace) -> int:
-    from .answer import trends
     from .jsonform import listed_json
 
     assistant = _assistant(args)
@@ -402,16 +400,12 @@ def cmd_authors(args: argparse.Namespace) -> int:
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    events = trends.authors_answer(args.topic, found, ranked, assistant.sentence_vectors, {})
-    _print_answer(events)
+    _print_answer(assistant.authors_answer(args.topic, found, ranked))
     return 0
 
 
-def _print_answer(events: Any) -> None:
+def _print_answer(final: Any) -> None:
     """A made answer (counts and checked lines): its text, then its references."""
-    from .types import Answer
-
-    final = next(e for e in events if isinstance(e, Answer))
     print(readable(final.text))
     if final.citations:
         print("\n" + render_references(final))

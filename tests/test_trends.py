@@ -183,3 +183,16 @@ def test_an_authors_papers_on_a_topic(years_index, embedder) -> None:
     )
     assert answer.text.startswith("3 indexed papers by \"Alan Turing\" (stored as 'Alan Turing')")
     assert {c.paper.paper_id for c in answer.citations} == {"g0", "g2", "g4"}
+
+
+def test_the_trend_and_authors_commands_print_counts_and_cited_papers(
+    years_index, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rag.cli import main
+
+    assert main(["trend", "graph neural networks", "--index-dir", str(years_index)]) == 0
+    out = capsys.readouterr().out
+    assert "- 2018: 2 of 4 (50.0%)" in out and "\nReferences:" in out and "Graph study" in out
+    assert main(["authors", "graph neural networks", "--index-dir", str(years_index)]) == 0
+    out = capsys.readouterr().out
+    assert "- Ada Lovelace: 6 papers" in out and "\nReferences:" in out
