@@ -139,6 +139,7 @@ def test_a_handler_declared_in_the_order_is_picked_up(bundled_index, embedder) -
     assert a.kind("echo: hello") == "echo"
     assert a.kind("Which papers are about model merging?") == "list"
     assert a.kind(QUESTION) == "papers"
+    assert a.kind("How do CSR and OPIC differ in what they evaluate?") == "comparison"
     assert plain.kind("echo: hello") == "papers"  # not in its order: an ordinary question
     only_echo = Assistant(plain.settings, plain.store, embedder, handlers=[Echo()])
     with pytest.raises(ConfigError, match="no handler takes this question"):

@@ -158,16 +158,17 @@ class PaperList:
     def answer(self, asked: Asked) -> Iterator[Event]:
         a = asked.assistant
         found = a.find_all(asked.query, **asked.filters)
-        if not found.papers:
-            yield from PaperQuestion().answer(asked, unlisted=found.topic)
+        if not found.papers:  # answered as a question about the closest papers
+            closest = next(h for h in (Comparison(), PaperQuestion()) if h.matches(asked))
+            yield from closest.answer(asked, unlisted=found.topic)
             return
         asked.retrieved()
         yield from lists.answer_events(found, a.sentence_vectors, asked.timings)
 
 
 class PaperQuestion:
-    """Any other question: answered from the abstracts of the most relevant papers (the two
-    a comparison names), every statement checked against the abstract it cites."""
+    """Any other question: answered from the abstracts of the most relevant papers, every
+    statement checked against the abstract it cites."""
 
     kind = "papers"
 
@@ -183,9 +184,7 @@ class PaperQuestion:
             # a filter read from the question's words left nothing: say so, search everything
             note = f"No indexed paper is from {emptied}; these are from all indexed papers."
             hits = a.search(query, asked.k, parse=False, **filters)
-        relevant = relevant_hits(a, query, hits)
-        if premises.compares(query):
-            relevant = compared(a, query, relevant, asked.k, filters)
+        relevant = self.chosen(asked, relevant_hits(a, query, hits))
         sources = answering.build_sources(relevant, a.sentence_vectors, question=query)
         asked.retrieved()
         yield Step("reading", tuple(s.hit for s in sources), query)
@@ -214,15 +213,54 @@ class PaperQuestion:
             # names asked for: the abstracts' own sentences say it
             quoted = "".join(a.generator("extractive").reply(query, sources, relevant))
             yield from _checked(checker, ["\n" + quoted])
-        elif not gap and asked.generator.writes and premises.compares(query):
-            # the model's comparison, then each paper's own sentence on what it does
-            if extra := answering.in_own_words(relevant, sources, checker.shown):
-                yield from _checked(checker, ["\n" + extra])
+        elif not gap and asked.generator.writes:
+            if more := self.completed(checker, relevant, sources):
+                yield from _checked(checker, more)
         timings["generate"] = time.perf_counter() - started
         final = finished(checker, gap, query, hits, timings, note)
         if final.coverage == "not_covered":
             yield final.text
         yield final
+
+    def chosen(
+        self, asked: Asked, relevant: list[answering.ScoredHit]
+    ) -> list[answering.ScoredHit]:
+        """The papers to answer from, of those relevant."""
+        return relevant
+
+    def completed(
+        self,
+        checker: answering.Checker,
+        relevant: list[answering.ScoredHit],
+        sources: list[answering.Source],
+    ) -> list[str]:
+        """What follows a model's answer that stood the check (nothing, here)."""
+        return []
+
+
+class Comparison(PaperQuestion):
+    """ "How do X and Y differ?": the two papers it sets side by side (named, or the best for
+    each half of the question), then each one's own sentence on what it does."""
+
+    kind = "comparison"
+
+    def matches(self, asked: Asked) -> bool:
+        return premises.compares(asked.query)
+
+    def chosen(
+        self, asked: Asked, relevant: list[answering.ScoredHit]
+    ) -> list[answering.ScoredHit]:
+        return compared(asked.assistant, asked.query, relevant, asked.k, asked.filters)
+
+    def completed(
+        self,
+        checker: answering.Checker,
+        relevant: list[answering.ScoredHit],
+        sources: list[answering.Source],
+    ) -> list[str]:
+        # the model's comparison, then each paper's own sentence on what it does
+        extra = answering.in_own_words(relevant, sources, checker.shown)
+        return ["\n" + extra] if extra else []
 
 
 HANDLERS: tuple[Handler, ...] = (
@@ -232,6 +270,7 @@ HANDLERS: tuple[Handler, ...] = (
     Authors(),
     Overview(),
     PaperList(),
+    Comparison(),
     PaperQuestion(),
 )
 
