@@ -414,3 +414,26 @@ def test_a_question_about_a_paper_no_abstract_describes_is_answered_no_paper(
     # the paper is there, the detail is not: said of that paper
     detail = a.ask("Which optimiser does the Wasserstein dictionary learning paper use?")
     assert detail.coverage in ("unstated", "answered"), detail.text
+
+
+GIVEN = [
+    *DESCRIBED,
+    {
+        "id": "ggm",
+        "title": "Large-Scale Algorithms for Sparse Conditional Gaussian Graphical Models",
+        "abstract": "We estimate sparse conditional Gaussian graphical models with a Newton "
+        "method that scales to millions of variables. The solver is applied to genomic data.",
+    },
+]
+
+
+def test_a_short_form_the_abstract_spells_out_is_not_missing(tmp_path, embedder) -> None:
+    """ "GGM" in a question, "Gaussian graphical models" in the abstract: the question's
+    terms are there, so its answer is not "the abstract does not mention "GGM""."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in GIVEN))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    spelled = a.ask("Which data is the sparse conditional GGM solver applied to?")
+    assert "GGM" not in spelled.text.split("\n")[0], spelled.text
+    assert spelled.coverage == "answered", spelled.text

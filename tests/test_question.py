@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
+from rag.answer import premise
 from rag.answer.question import parse_filters, rewrite_followup
 from rag.retrieve.search import Filters
 from rag.types import Answer, Citation, Paper
@@ -110,3 +115,23 @@ def test_a_year_or_venue_quoted_as_part_of_a_title_is_no_filter() -> None:
     scoped, rest = parse_filters("Which NeurIPS 2018 papers study games?", venues, titles)
     assert (scoped.venue, scoped.year_min, scoped.year_max) == ("NeurIPS", 2018, 2018)
     assert rest == "Which papers study games?"
+
+
+@pytest.mark.parametrize(
+    ("short", "text", "spelled"),
+    [
+        ("gp", "Scalable Gaussian Processes for change surfaces", True),
+        ("ggm", "sparse conditional Gaussian graphical models", True),
+        ("resnet", "Decoupling the layers in residual networks", True),
+        ("dhsbm", "the degree-heterogeneous stochastic block model", True),
+        ("gan", "a generative model trained by gradient descent", False),
+        ("resnet", "residual connections in recurrent networks", False),
+    ],
+)
+def test_a_short_form_is_spelled_out_by_initials_or_syllables(short, text, spelled) -> None:
+    assert premise.spelled_out(short, re.findall(r"[a-z0-9]+", text.lower())) is spelled
+
+
+def test_only_words_written_with_two_capitals_are_short_forms() -> None:
+    forms = premise.short_forms("Which data is the sparse GGM solver with ResNet and a GP long?")
+    assert forms == {"ggm", "resnet", "gp"}

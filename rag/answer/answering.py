@@ -13,7 +13,7 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -291,23 +291,24 @@ def find_gap(
     names = [paper_name(s.paper) for s in named]
     terms = premises.terms(question, [*asking, *names])
     required = premises.named_phrases(question, [*asking, *names])
+    shorts = premises.short_forms(question)
     if verifier is not None:
         return _verified_gap(question, sources, named, terms, verifier)
     if premises.asks_to_find(question) and not named:
         found = premises.premise(question, terms, [s.abstract for s in sources], required)
         if found.holds:
             return None
-        per_source = [premises.missing(terms, s.abstract) for s in sources]
+        per_source = [premises.missing(terms, s.abstract, shorts) for s in sources]
         everywhere = [t for t in found.terms if all(t in lack for lack in per_source)]
         words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
         tail = f": none of the closest abstracts mentions {words}" if words else ""
         return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
-    subject = named[0] if named else _best_covering(terms, sources)
+    subject = named[0] if named else _best_covering(terms, sources, shorts)
     whose = paper_name(subject.paper) or subject.paper.title
     if premises.asks_limitations(question) and not premises.own_limitations(subject.abstract):
         lead = f"{UNSTATED}: the {whose} abstract states no limitation of its own."
         return Gap("unstated", lead, [subject])
-    lacking = premises.missing(terms, subject.abstract)
+    lacking = premises.missing(terms, subject.abstract, shorts)
     if not named and terms and len(lacking) / len(terms) > DESCRIBED_MISSING_MAX:
         # the paper the question describes is not the closest one, which lacks most of it:
         # no indexed paper is the one described
@@ -366,8 +367,8 @@ def _verified_gap(
     return Gap("unstated", f"{UNSTATED}: the {whose} abstract {said}.", [subject])
 
 
-def _best_covering(terms: list[str], sources: list[Source]) -> Source:
-    return min(sources, key=lambda s: len(premises.missing(terms, s.abstract)))
+def _best_covering(terms: list[str], sources: list[Source], shorts: Iterable[str] = ()) -> Source:
+    return min(sources, key=lambda s: len(premises.missing(terms, s.abstract, shorts)))
 
 
 def _states_a_number(question: str, source: Source) -> bool:

@@ -186,10 +186,68 @@ def terms(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(s for s in tokenize(text) if s not in skip))
 
 
-def missing(question_terms: list[str], abstract: Abstract) -> list[str]:
-    """The question's terms the abstract (title included) does not have."""
+def missing(question_terms: list[str], abstract: Abstract, shorts: Iterable[str] = ()) -> list[str]:
+    """The question's terms the abstract (title included) does not have; of the question's
+    short forms (``shorts``, ``short_forms``), one the abstract spells out counts as had
+    ("GGM": "Gaussian graphical models", "ResNet": "residual networks")."""
     have = {_CANON.get(s, s) for s in abstract.stems} | abstract.stems
-    return [t for t in question_terms if t not in abstract.stems and _CANON.get(t, t) not in have]
+    lacking = [
+        t for t in question_terms if t not in abstract.stems and _CANON.get(t, t) not in have
+    ]
+    shorts = set(shorts) & set(lacking)
+    if not shorts:
+        return lacking
+    words = re.findall(r"[a-z0-9]+", abstract.text_lower)
+    return [t for t in lacking if t not in shorts or not spelled_out(t, words)]
+
+
+def short_forms(question: str) -> frozenset[str]:
+    """The stems of the question's words written with two capitals or more ("GP", "GGMs",
+    "ResNet"): short forms an abstract may spell out instead."""
+    words = re.findall(r"[\w-]+", question)
+    return frozenset(
+        s for w in words if sum(c.isupper() for c in w) >= 2 for s in tokenize(w.replace("-", " "))
+    )
+
+
+def spelled_out(short: str, words: list[str]) -> bool:
+    """Whether consecutive ``words`` spell ``short`` out: by their first letters ("gp":
+    "gaussian processes"), or by their first three letters or more each ("resnet":
+    "residual networks")."""
+    if not short.isalpha() or not 2 <= len(short) <= 10:
+        return False
+    n = len(short)
+    for i, word in enumerate(words):
+        if word[:1] != short[0]:
+            continue
+        run = words[i : i + n]
+        if (
+            2 <= n <= 6
+            and len(run) == n
+            and all(w[0] == c for w, c in zip(run, short, strict=True))
+        ):
+            return True
+        if n >= 6 and _by_syllables(short, words[i : i + 3]):
+            return True
+    return False
+
+
+def _by_syllables(short: str, words: list[str]) -> bool:
+    """``short`` made of a prefix of three letters or more of each of two or three
+    consecutive ``words``, all of them used."""
+    if not short:
+        return not words  # all letters used: every word given a piece
+    if not words:
+        return False
+    word = words[0]
+    for k in range(min(len(word), len(short)), 2, -1):
+        if word[:k] == short[:k]:
+            rest = short[k:]
+            if not rest:
+                return True
+            if _by_syllables(rest, words[1:]):
+                return True
+    return False
 
 
 def named_phrases(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
@@ -252,8 +310,9 @@ def premise(
     terms = set(question_terms)
     sides = [kept for side in alternatives(question) if (kept := [t for t in side if t in terms])]
     either = {t for side in sides for t in side}
+    shorts = short_forms(question)
     for abstract in abstracts:
-        lacking = missing(question_terms, abstract)
+        lacking = missing(question_terms, abstract, shorts)
         names = required
         if there := [side for side in sides if not missing(side, abstract)]:
             # one alternative is there whole: the others are not needed, nor their names
