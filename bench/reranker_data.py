@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     rows += pairs(sci, [(q.text, q.relevant, "scifact") for q in claims], args, rng)
     rows *= args.repeat  # the real queries count more than the self-supervised ones
     rows += synthetic(needle, args, rng)
+    # no pair reads a paper of an evaluation set, as a positive or as a negative
+    excluded = evaluation_papers()
+    rows = [r for r in rows if r["paper"] not in excluded]
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     tmp.replace(args.out)
