@@ -437,3 +437,29 @@ def test_a_short_form_the_abstract_spells_out_is_not_missing(tmp_path, embedder)
     spelled = a.ask("Which data is the sparse conditional GGM solver applied to?")
     assert "GGM" not in spelled.text.split("\n")[0], spelled.text
     assert spelled.coverage == "answered", spelled.text
+
+
+NAMED_LATE = [
+    {
+        "id": "late",
+        "title": "Radial Basis Function Solvers for Metric Learning",
+        "abstract": "We present a radial basis function solver for deep networks. Our method "
+        "treats all training features as function centres. The centres are made scalable by "
+        "an approximate nearest neighbour search. The same loss is used for metric learning "
+        "and classification. We show that the solver beats embedding approaches on two "
+        "retrieval benchmarks. When used as a classifier, our method outperforms a softmax "
+        "classifier on CUB-200-2011 and Cars196.",
+    },
+]
+
+
+def test_a_name_the_abstract_gives_late_is_not_said_to_be_missing(tmp_path, embedder) -> None:
+    """The datasets are in the abstract's last sentence: "which datasets" is answered, not
+    "the abstract names none"."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in NAMED_LATE))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    answer = a.ask("Which datasets does the radial basis function solver use as a classifier?")
+    assert answer.coverage == "answered", answer.text
+    assert "names none" not in answer.text

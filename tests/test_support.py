@@ -57,3 +57,18 @@ def test_a_title_before_a_quoted_sentence_is_not_a_claim(embedder: Embedder) -> 
     # the same word said as a claim of the sentence still needs the abstract to say it
     claimed = "We learn to translate only from parallel data."
     assert not kept(claimed, paper, embedder).kept
+
+
+def test_a_title_with_a_question_mark_stays_one_heading() -> None:
+    statements = support.split_statements(
+        "- Do GANs learn the distribution? Some Theory and Empirics: GANs learn distributions "
+        "of low support [1]. They study BiGAN [1].\n- Plain title: One. Two [2]."
+    )
+    assert [s.text for s in statements] == [
+        "Do GANs learn the distribution? Some Theory and Empirics: GANs learn distributions "
+        "of low support.",
+        "They study BiGAN.",
+        "Plain title: One.",
+        "Two.",
+    ]
+    assert [s.cites for s in statements] == [(1,), (1,), (2,), (2,)]

@@ -395,10 +395,11 @@ _WORDS = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W\d][\w'-]*")
 
 
 def _names_something(question: str, source: Source) -> bool:
-    """Whether the abstract sentences closest to the question name something the question
-    does not (a dataset, a model, a baseline): a name such as "CIFAR-100", "ImageNet" or
-    "GPT-4", not an acronym the abstract spells out for its own ideas ("... (RLVR)"), an
-    ordinary capitalised word or a name in a sentence about earlier work."""
+    """Whether the abstract sentences closest to the question (all those the source keeps)
+    name something the question does not (a dataset, a model, a baseline): a name such as
+    "CIFAR-100", "ImageNet" or "GPT-4", not an acronym the abstract spells out for its own
+    ideas ("... (RLVR)"), an ordinary capitalised word or a name in a sentence about earlier
+    work."""
     title = plain(source.paper.title)
     known = {w.lower() for w in [*names_in(question), paper_name(source.paper), *title.split()]}
     spelled_out = {m.lower() for m in _SPELLED_OUT.findall(plain(source.paper.abstract))}
@@ -407,7 +408,7 @@ def _names_something(question: str, source: Source) -> bool:
         and not any(n.lower() in k for k in known)
         and not {n.lower(), f"{n.lower()}s", n.lower().removesuffix("s")} & spelled_out
         and not _PLAIN_WORD.fullmatch(n)
-        for s in source.sentences[:4]
+        for s in source.sentences
         if not about_earlier_work(s, None)
         for n in names_in(plain(s))
     )

@@ -592,7 +592,7 @@ def split_statements(text: str) -> list[Statement]:
         bullet, body = split_bullet(line)
         on_line: list[tuple[str, tuple[int, ...]]] = []
         pending: list[str] = []
-        for sentence in split_sentences(body):
+        for sentence in _sentences_under_heading(body) if bullet else split_sentences(body):
             cites = tuple(n for m in MARKER.finditer(sentence) for n in marker_numbers(m.group(1)))
             clean = strip_markers(sentence)
             if clean:
@@ -605,6 +605,21 @@ def split_statements(text: str) -> list[Statement]:
             Statement(s, c, number, bullet if i == 0 else "") for i, (s, c) in enumerate(on_line)
         ]
     return statements
+
+
+def _sentences_under_heading(body: str) -> list[str]:
+    """A bullet's sentences, its heading ("Do GANs learn the distribution? Some Theory and
+    Empirics: ...") kept whole with the first one: a title's "?" does not end a sentence."""
+    m = _HEADING.match(body)
+    if not m or not re.search(r"[.!?]\s", m.group(1)):
+        return split_sentences(body)
+    sentences = split_sentences(body[m.end() :])
+    if not sentences:
+        return [body]
+    return [f"{m.group(0)}{sentences[0]}", *sentences[1:]]
+
+
+_HEADING = re.compile(r"([^\[\]:\n]{3,200}?):\s+")
 
 
 def split_bullet(line: str) -> tuple[str, str]:
