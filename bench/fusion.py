@@ -198,8 +198,8 @@ def collect(name: str, scifact_index: Path | None = None) -> tuple[Found, Releva
         if cached["key"] == key:
             PASSAGES.update(cached["passages"])
             return cached["found"], cached["relevant"], name
-    except (OSError, EOFError, KeyError, pickle.UnpicklingError):
-        pass
+    except (OSError, EOFError, KeyError, pickle.UnpicklingError, ModuleNotFoundError):
+        pass  # none, or written by other code (a module it names has moved): build it again
     from tqdm import tqdm
 
     found, passages = {}, {}
@@ -226,14 +226,15 @@ def _passages(stage: FirstStage, found: Candidates, query: str) -> tuple[str, di
 
 
 def _code_digest() -> str:
+    """What the cached candidates depend on: the code that finds and scores them."""
     digest = hashlib.sha1()
     for module in (
-        "lexical.py",
-        "snapshot.py",
-        "retrieve.py",
-        "fusion.py",
-        "ranking.py",
-        "rerank.py",
+        "index/lexical.py",
+        "index/snapshot.py",
+        "retrieve/search.py",
+        "retrieve/fusion.py",
+        "index/ranking.py",
+        "retrieve/rerank.py",
     ):
         digest.update((REPO / "rag" / module).read_bytes())
     return digest.hexdigest()[:16]
