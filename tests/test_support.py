@@ -72,3 +72,20 @@ def test_a_title_with_a_question_mark_stays_one_heading() -> None:
         "Two.",
     ]
     assert [s.cites for s in statements] == [(1,), (1,), (2,), (2,)]
+
+
+def test_a_quoted_formula_with_a_greek_letter_stands(embedder: Embedder) -> None:
+    """A sentence quoted from the abstract with "$\\sigma^2$" in it is in the abstract; a
+    formula the abstract does not have is not."""
+    title = "Channel Capacity in Learning Gaussian Mixtures"
+    text = (
+        "We learn the centers of a Gaussian mixture with covariance $\\sigma^2 I$. "
+        "The threshold occurs at $\\frac{\\log k}{d} = \\frac12\\log( 1+\\frac{1}{\\sigma^2})$, "
+        "the capacity of the Gaussian channel."
+    )
+    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
+    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    assert support.unsupported(sentences[1], paper) == ""
+    assert "is not in the cited abstract" in support.unsupported(
+        "The threshold occurs at $\\tau^3$.", paper
+    )

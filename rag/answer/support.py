@@ -304,10 +304,14 @@ def unsupported(statement: str, abstract: Abstract) -> str:
         if not _same_context(number, statement, abstract):
             return f"the cited abstract gives {number} for something else"
     text = None
-    for expression in _MATH.findall(MARKER.sub(" ", statement)):
+    bare = MARKER.sub(" ", statement)
+    for m in _MATH.finditer(bare):
         text = text if text is not None else _squash(" ".join(abstract.sentences))
+        expression = m.group(0)
+        if m.start() and bare[m.start() - 1] == "\\":  # "\sigma^2": a symbol's name
+            expression = "\\" + expression
         if _squash(expression) not in text:
-            return f'"{expression}" is not in the cited abstract'
+            return f'"{m.group(0)}" is not in the cited abstract'
     for name in dict.fromkeys(names_in(statement)):
         if not _has_name(abstract, name):
             return f'"{name}" is not in the cited abstract'
