@@ -60,9 +60,11 @@ def test_a_title_before_a_quoted_sentence_is_not_a_claim(embedder: Embedder) -> 
 
 
 def test_a_title_with_a_question_mark_stays_one_heading() -> None:
+    title = "Do GANs learn the distribution? Some Theory and Empirics"
     statements = support.split_statements(
-        "- Do GANs learn the distribution? Some Theory and Empirics: GANs learn distributions "
-        "of low support [1]. They study BiGAN [1].\n- Plain title: One. Two [2]."
+        f"- {title}: GANs learn distributions "
+        "of low support [1]. They study BiGAN [1].\n- Plain title: One. Two [2].",
+        [title, "Plain title"],
     )
     assert [s.text for s in statements] == [
         "Do GANs learn the distribution? Some Theory and Empirics: GANs learn distributions "
@@ -72,6 +74,9 @@ def test_a_title_with_a_question_mark_stays_one_heading() -> None:
         "Two.",
     ]
     assert [s.cites for s in statements] == [(1,), (1,), (2,), (2,)]
+    # a bullet whose text before the colon is no paper's title is split as any other line
+    written = support.split_statements("- It improves accuracy. It is fast: 2x [1].", [title])
+    assert [s.text for s in written] == ["It improves accuracy.", "It is fast: 2x."]
 
 
 def test_a_quoted_formula_with_a_greek_letter_stands(embedder: Embedder) -> None:

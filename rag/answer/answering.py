@@ -517,6 +517,7 @@ class Checker:
         self.verifier = verifier
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
+        self._titles = [s.paper.title for s in sources]  # headings of listed lines
         self.embedder = embedder
         self.raw = ""
         self.verdicts: list[Verdict] = []
@@ -530,10 +531,10 @@ class Checker:
 
     def feed(self, piece: str) -> str:
         self.raw += piece
-        return self._check(split_statements(_complete(self.raw)))
+        return self._check(split_statements(_complete(self.raw), self._titles))
 
     def close(self) -> str:
-        return self._check(split_statements(self.raw))
+        return self._check(split_statements(self.raw, self._titles))
 
     def _check(self, statements: list[Statement]) -> str:
         fresh = statements[self._seen :]

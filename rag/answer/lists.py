@@ -335,7 +335,7 @@ def reason(
     abstract = Abstract.of(1, paper.title, paper.abstract, s.vectors, sentence_vectors)
     embed_query = sentence_vectors.embedder.embed_query
     for i in _reason_order(s, abstract, terms)[:REASONS_TRIED]:
-        statement = split_statements(reason_line(paper, s.sentences[i], 1))[0]
+        statement = split_statements(reason_line(paper, s.sentences[i], 1), [paper.title])[0]
         if judge(statement, embed_query(plain(statement.text)), {1: abstract}).kept:
             return s.sentences[i]
     return ""

@@ -19,7 +19,7 @@ Word checks compare stems, so "merges" matches "merging". The thresholds are cal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -585,18 +585,25 @@ def _each_part(
     return found
 
 
-def split_statements(text: str) -> list[Statement]:
+def split_statements(text: str, titles: Sequence[str] = ()) -> list[Statement]:
     """The answer's sentences with the sources each cites.
 
     A marker covers its own sentence and the unmarked sentences before it on the same line
-    ("X does A. It reaches B [1]."): small models often cite once per line.
+    ("X does A. It reaches B [1]."): small models often cite once per line. A bulleted line
+    that begins with one of ``titles`` and a colon keeps the title whole with its first
+    sentence: a title's "?" ("Do GANs learn the distribution? Some Theory and Empirics")
+    does not end a sentence.
     """
     statements: list[Statement] = []
     for number, line in enumerate(text.splitlines()):
         bullet, body = split_bullet(line)
         on_line: list[tuple[str, tuple[int, ...]]] = []
         pending: list[str] = []
-        for sentence in _sentences_under_heading(body) if bullet else split_sentences(body):
+        heading = _title_heading(body, titles) if bullet else 0
+        parts = split_sentences(body[heading:])
+        if heading:
+            parts = [body[:heading] + (parts[0] if parts else ""), *parts[1:]]
+        for sentence in parts:
             cites = tuple(n for m in MARKER.finditer(sentence) for n in marker_numbers(m.group(1)))
             clean = strip_markers(sentence)
             if clean:
@@ -611,19 +618,14 @@ def split_statements(text: str) -> list[Statement]:
     return statements
 
 
-def _sentences_under_heading(body: str) -> list[str]:
-    """A bullet's sentences, its heading ("Do GANs learn the distribution? Some Theory and
-    Empirics: ...") kept whole with the first one: a title's "?" does not end a sentence."""
-    m = _HEADING.match(body)
-    if not m or not re.search(r"[.!?]\s", m.group(1)):
-        return split_sentences(body)
-    sentences = split_sentences(body[m.end() :])
-    if not sentences:
-        return [body]
-    return [f"{m.group(0)}{sentences[0]}", *sentences[1:]]
-
-
-_HEADING = re.compile(r"([^\[\]:\n]{3,200}?):\s+")
+def _title_heading(body: str, titles: Sequence[str]) -> int:
+    """The length of "<title>: " when ``body`` begins with one of ``titles`` whose words a
+    sentence splitter would cut ("?", ". "); else 0."""
+    for title in titles:
+        title = title.strip()
+        if re.search(r"[.!?]\s", title) and body.lower().startswith(title.lower() + ":"):
+            return len(body) - len(body[len(title) + 1 :].lstrip())
+    return 0
 
 
 def split_bullet(line: str) -> tuple[str, str]:
