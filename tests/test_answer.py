@@ -416,6 +416,35 @@ def test_a_question_about_a_paper_no_abstract_describes_is_answered_no_paper(
     assert detail.coverage in ("unstated", "answered"), detail.text
 
 
+def test_a_question_on_one_paper_with_both_or_between_or_differential_is_checked(
+    tmp_path, embedder
+) -> None:
+    """"Which paper ... both A and B", "... between A and B", "differentially private ..."
+    describe one paper, not two compared: the premise is checked like any other."""
+    private = {
+        "id": "private",
+        "title": "Private Causal Discovery",
+        "abstract": "Causal discovery often runs on medical records that must stay private. "
+        "We give a differentially private method for learning additive noise models, with "
+        "guarantees for each of its variants.",
+    }
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in [*DESCRIBED, private]))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    for asked in (
+        "Which dataset does the paper on differentially private federated training of deep "
+        "networks use?",
+        "Which paper uses the Wasserstein distance between simulated and observed data to do "
+        "approximate Bayesian computation?",
+    ):
+        answer = a.ask(asked)
+        assert answer.coverage == "no_paper", answer.text
+        assert answer.text.startswith("No indexed paper does that"), answer.text
+    held = a.ask("Which paper learns additive noise models from private records, differentially?")
+    assert held.coverage == "answered", held.text
+
+
 GIVEN = [
     *DESCRIBED,
     {

@@ -97,6 +97,13 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert compares("Between the rate paper and the optimizer paper, which is about statistics?")
     assert not compares("How does NerveNet represent an agent, and what does it benchmark?")
     assert not compares("Which papers study graphs?")
+    assert compares("CSR and Trap are both defenses; what does each protect against?")
+    assert compares("How does it differ from normalizing flows?")
+    # one paper's two things, or a word that only starts like "differ"
+    assert not compares("Which paper handles both label noise and class imbalance?")
+    assert not compares("Which paper studies the trade-off between depth and width?")
+    assert not compares("What does the differentially private estimator assume?")
+    assert not compares("Which papers train differentiable renderers?")
     assert two_sides(two) == [
         "Which benchmark environments are NerveNet",
         "the master-slave RL architecture tested on?",

@@ -194,8 +194,11 @@ class PaperQuestion:
             yield refused
             return
         gap = answering.find_gap(query, sources, a.retriever.corpus.venues, a.verifier)
-        if unlisted is not None and (gap is None or gap.coverage != "no_paper"):
-            # none listed: the closest papers are shown as what they are, not as the list
+        if unlisted is not None and (
+            gap is None or gap.coverage != "no_paper" or gap.lead == f"{answering.NO_PAPER}."
+        ):
+            # none listed: the closest papers are shown as what they are, not as the list (a
+            # word check that names no missing word says less than the list's own reason)
             gap = answering.none_listed(unlisted, sources)
         checker = answering.Checker(sources, a.embedder, query, a.verifier)
         started = time.perf_counter()

@@ -31,7 +31,8 @@ _ASKING = (
     "according exist exists existing one ones some all paper papers article articles "
     "conference accepted about regarding concerning kind type sort way ways want wants "
     "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
-    "benchmarks theme themes topic topics overview run runs differently avoid needing"
+    "benchmarks theme themes topic topics overview run runs differently avoid needing deal "
+    "deals dealing look looks looking"
 )
 # "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
 # to find a paper, so presume one exists.
@@ -43,8 +44,13 @@ _FIND = re.compile(
     r"(?:on|about|that)\b)",
     re.I,
 )
-_COMPARE = re.compile(
-    r"\b(compare|comparison|contrast|differ\w*|versus|vs|each|both)\b|\bhow do\b[^?]*\band\b|"
+# Words that set two things side by side ("differentially private" is not one of them).
+_COMPARE = re.compile(r"\b(compare|comparison|contrast|differ(?!enti)\w*|versus|vs)\b", re.I)
+# Words that set two papers side by side in a question about papers ("What does each
+# protect against?", "How do X and Y ..."), but one paper's two things in a question that
+# asks to find a paper ("Which paper handles both A and B?", "... between A and B?").
+_COMPARE_PAPERS = re.compile(
+    r"\b(each|both)\b|\bhow do\b[^?]*\band\b|"
     # two subjects of one plural verb: "Which datasets are X and the Y paper evaluated on?"
     r"\b(?:do|did|are|were|have)\s+(?:the\s+)?[^?,;]{2,80}?\s+and\s+(?:the|a|an)\s|"
     r"\bbetween\b[^?]*\band\b",
@@ -121,7 +127,10 @@ def asks_to_find(question: str) -> bool:
 
 
 def compares(question: str) -> bool:
-    return bool(_COMPARE.search(question))
+    """The question sets two papers (or a paper and something else) side by side."""
+    if _COMPARE.search(question):
+        return True
+    return not asks_to_find(question) and bool(_COMPARE_PAPERS.search(question))
 
 
 def asks_number(question: str) -> bool:
