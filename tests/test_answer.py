@@ -419,7 +419,7 @@ def test_a_question_about_a_paper_no_abstract_describes_is_answered_no_paper(
 def test_a_question_on_one_paper_with_both_or_between_or_differential_is_checked(
     tmp_path, embedder
 ) -> None:
-    """"Which paper ... both A and B", "... between A and B", "differentially private ..."
+    """ "Which paper ... both A and B", "... between A and B", "differentially private ..."
     describe one paper, not two compared: the premise is checked like any other."""
     private = {
         "id": "private",
