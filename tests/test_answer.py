@@ -492,3 +492,38 @@ def test_a_name_the_abstract_gives_late_is_not_said_to_be_missing(tmp_path, embe
     answer = a.ask("Which datasets does the radial basis function solver use as a classifier?")
     assert answer.coverage == "answered", answer.text
     assert "names none" not in answer.text
+
+
+UNNAMED = [
+    {
+        "id": "forecast",
+        "title": "Bayesian Forecasting with Change Points and Anomalies",
+        "abstract": "Forecasting methods such as ARIMA break down when a series has change "
+        "points or anomalies. We propose a Bayesian state space model that detects both and "
+        "forecasts through them. On several real-world series our model forecasts more "
+        "accurately than the baselines.",
+    },
+]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Which real-world time series datasets are used to evaluate the Bayesian forecasting "
+        "model with change points and anomalies?",
+        "Besides ARIMA, which baselines does the Bayesian forecasting model with change points "
+        "beat?",
+    ],
+)
+def test_which_named_things_an_abstract_does_not_name_are_said_unstated(
+    tmp_path, embedder, asked
+) -> None:
+    """ "Which <a few words> datasets", also after a clause: the abstract names none (ARIMA is
+    in the question, or only earlier work), so the answer says so first."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in UNNAMED))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    answer = a.ask(asked)
+    assert answer.coverage == "unstated", answer.text
+    assert answer.text.startswith("The abstract does not say"), answer.text

@@ -111,6 +111,18 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert two_sides("What does NerveNet do?") == []
 
 
+def test_a_question_asking_which_named_things_is_told_by_its_noun() -> None:
+    from rag.answer.premise import asks_for_names
+
+    assert asks_for_names("Which real-world time series datasets are used to evaluate it?")
+    assert asks_for_names("Besides English-French, which language pair does it use?")
+    assert asks_for_names("On which benchmarks is the model evaluated?")
+    # tasks are mostly described, not named; a verb between is another question
+    assert not asks_for_names("Which downstream tasks are the embeddings used for?")
+    assert not asks_for_names("What is the main idea of the model?")
+    assert not asks_for_names("Which papers release new datasets?")  # asks to find papers
+
+
 def test_a_year_or_venue_quoted_as_part_of_a_title_is_no_filter() -> None:
     titles = ["Winning the NeurIPS 2018 Pommerman Competition", "Atlas 2030: sky surveys"]
     venues = ["NeurIPS", "ACML"]

@@ -76,10 +76,14 @@ _NUMERIC = re.compile(
 )
 
 
+# "Which (real-world time series) datasets ...", also after a clause ("Besides X, which
+# language pair ..."); not "What is the ..." (a verb between).
 _NAMES_ASKED = re.compile(
-    r"^\s*(?:on |in |with |from )?(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:datasets?|benchmarks?|"
-    r"models?|llms?|baselines?|kernels?|architectures?|backbones?|tasks?|languages?|gpus?|"
-    r"hardware|metrics?|competitors?)\b",
+    r"(?:^|[,;:]\s*)(?:on |in |with |from )?(?:which|what)\s+"
+    r"(?:(?!(?:is|are|was|were|does|do|did|has|have)\b)[\w-]+\s+){0,4}?"
+    r"(?:datasets?|benchmarks?|corpora|corpus|models?|llms?|baselines?|kernels?|architectures?|"
+    r"backbones?|languages?|(?:language )?pairs?|gpus?|hardware|robots?|arms?|"
+    r"simulators?|metrics?|competitors?)\b",
     re.I,
 )
 
