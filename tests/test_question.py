@@ -111,6 +111,19 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert two_sides("What does NerveNet do?") == []
 
 
+def test_a_comparison_searches_each_paper_without_what_it_asks_of_both() -> None:
+    from rag.answer.premise import subjects
+    from rag.answer.support import method_name
+
+    asked = "How do the graph-kernel CNN and the GCN training paper differ in task and method?"
+    assert subjects(asked) == ["the graph-kernel CNN", "the GCN training paper"]
+    assert subjects("How do NoisyNet and RESLOPE differ?") == ["NoisyNet", "RESLOPE"]
+    assert subjects("What does NerveNet do?") == []
+    # a title's bracketed short form is the paper's name
+    assert method_name("Generalized Ideal Parent (GIP): Discovering Hidden Variables") == "GIP"
+    assert method_name("(Bandit) Convex Optimization with Biased Noisy Oracles") == ""
+
+
 def test_a_question_asking_which_named_things_is_told_by_its_noun() -> None:
     from rag.answer.premise import asks_for_names
 

@@ -333,7 +333,7 @@ def compared(
     if len(named) >= 2:
         return relevant
     picked: list[answering.ScoredHit] = []
-    for side in premises.two_sides(query):
+    for side in premises.subjects(query):
         taken = {s.hit.paper.paper_id for s in picked}
         hits = [h for h in a.search(side, k, **filters) if h.paper.paper_id not in taken]
         scored = relevant_hits(a, side, hits)

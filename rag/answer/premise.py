@@ -66,6 +66,25 @@ def two_sides(question: str) -> list[str]:
     return [p.strip() for p in parts] if len(parts) == 2 and all(p.strip() for p in parts) else []
 
 
+# What a comparison asks of both papers, not a description of either: "How do" before the
+# first, "differ in task and technique?" after the second.
+_ASKED_BEFORE = re.compile(
+    r"^\s*(?:how|what|which|in what ways?)\b[^?]*?\b(?:do|does|did|are|is|were|was)\s+", re.I
+)
+_ASKED_AFTER = re.compile(r"\s+(?:differ|compare|contrast)\w*\b.*$", re.I | re.S)
+
+
+def subjects(question: str) -> list[str]:
+    """The two papers a comparison describes, without what it asks of both ("How do the
+    graph-kernel CNN and the GCN training paper differ in task?" -> "the graph-kernel
+    CNN", "the GCN training paper"); [] if it has no two sides."""
+    sides = two_sides(question)
+    if not sides:
+        return []
+    left, right = _ASKED_BEFORE.sub("", sides[0]), _ASKED_AFTER.sub("", sides[1])
+    return [new if new.strip() else old for new, old in zip((left, right), sides, strict=True)]
+
+
 _NUMERIC = re.compile(
     r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|"
     r"\bwhat(?: is| are)?(?: the)?(?: exact)? "

@@ -187,11 +187,18 @@ class Verdict:
 
 
 def method_name(title: str) -> str:
-    """The short name a title gives its method ("CSR", "R³-Bench"), or "" if none."""
+    """The short name a title gives its method ("CSR", "R³-Bench", "GIP" of "Generalized
+    Ideal Parent (GIP): ..."), or "" if none."""
     head = re.split(r"\s*[:(]", title, maxsplit=1)[0].strip()
     if len(head.split()) > 2 or head == title.strip() and len(head.split()) > 1:
-        return ""
+        short = _TITLE_SHORT.search(title)
+        return short[1] if short else ""
     return head if len(head) >= 3 and re.search(r"[A-Z0-9²³]", head) else ""
+
+
+# a short form the title spells out in brackets: two capitals or a capital and a digit
+# ("(GIP)", "(DCNet)", "(K2-ABC)"; not "(Bandit)")
+_TITLE_SHORT = re.compile(r"\((?=[^()]*[A-Z][^()]*[A-Z0-9²³])([A-Z][\w²³-]{1,14})\)")
 
 
 _LATEX_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|mathrm|mathbf|text|url)\{([^{}]*)\}")
