@@ -527,4 +527,3 @@ def test_which_named_things_an_abstract_does_not_name_are_said_unstated(
     answer = a.ask(asked)
     assert answer.coverage == "unstated", answer.text
     assert answer.text.startswith("The abstract does not say"), answer.text
-
