@@ -50,6 +50,18 @@ def test_followup_names_the_paper_it_refers_to() -> None:
     assert "DensityFlow" in both and "RLER" in both
 
 
+def test_an_ordinal_of_the_paper_s_own_things_or_this_task_names_the_first_paper() -> None:
+    history = [_answer("Interp", "RLER")]
+    # the paper's own second algorithm, not the second paper cited
+    assert rewrite_followup("What does its second algorithm achieve?", history) == (
+        "What does Interp's second algorithm achieve?"
+    )
+    assert rewrite_followup("What were earlier approaches to this task limited to?", history) == (
+        "What were earlier approaches to the task of Interp limited to?"
+    )
+    assert "RLER" in rewrite_followup("What does the second one report?", history)
+
+
 def test_standalone_questions_are_not_rewritten() -> None:
     history = [_answer("DensityFlow")]
     assert rewrite_followup("Which papers study protein folding?", history) == (

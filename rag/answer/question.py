@@ -103,14 +103,20 @@ def _take_years(text: str) -> tuple[int | None, int | None, str]:
 _ORDINALS = {
     "first": 0, "former": 0, "second": 1, "latter": 1, "other": 1, "third": 2, "last": -1,
 }  # fmt: skip
+# "the second (paper)", not "its second algorithm" (the paper's own second algorithm)
 _PICK = re.compile(
-    r"\b(?:the\s+)?(first|second|third|last|other|former|latter)(?:\s+(?:one|paper|method|work))?\b",
+    r"(?<!\bits )(?<!\btheir )\b(?:the\s+)?(first|second|third|last|other|former|latter)"
+    r"(?:\s+(?:one|paper|method|work))?\b",
     re.I,
 )
 _BOTH = re.compile(r"\b(both|them|they|their|these papers|those papers|each)\b", re.I)
 _ONE = re.compile(
     r"\b(its|it|this paper|that paper|the paper|this method|that method|this work|that work)\b",
     re.I,
+)
+# what the previous paper is about, named by its kind: "this task", "that problem"
+_ONE_THING = re.compile(
+    r"\b(?:this|that)\s+(task|problem|setting|approach|model|algorithm)\b", re.I
 )
 
 
@@ -125,7 +131,7 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
     previous = _previous_papers(history)
     if not previous:
         earlier = _previous_question(history)
-        refers = any(p.search(question) for p in (_PICK, _BOTH, _ONE))
+        refers = any(p.search(question) for p in (_PICK, _BOTH, _ONE, _ONE_THING))
         return f"{question} (following up on: {earlier})" if earlier and refers else question
     if m := _PICK.search(question):
         index = _ORDINALS[m.group(1).lower()]
@@ -137,6 +143,8 @@ def rewrite_followup(question: str, history: Sequence[Any] | None) -> str:
             return _replace(question, m, names, possessive=m.group(1).lower() == "their")
     if m := _ONE.search(question):
         return _replace(question, m, _name(previous[0]), possessive=m.group(1).lower() == "its")
+    if m := _ONE_THING.search(question):  # "this task" -> "the task of GIP"
+        return _replace(question, m, f"the {m.group(1)} of {_name(previous[0])}")
     return question
 
 
@@ -154,7 +162,7 @@ def _refers_inside(question: str) -> bool:
     from .support import names_in
 
     first = min(
-        (m for p in (_PICK, _BOTH, _ONE) if (m := p.search(question))),
+        (m for p in (_PICK, _BOTH, _ONE, _ONE_THING) if (m := p.search(question))),
         key=lambda m: m.start(),
         default=None,
     )
