@@ -136,6 +136,17 @@ def test_a_comparison_searches_each_paper_without_what_it_asks_of_both() -> None
     assert method_name("(Bandit) Convex Optimization with Biased Noisy Oracles") == ""
 
 
+def test_a_question_about_a_described_paper_does_not_ask_to_find_one() -> None:
+    from rag.answer.premise import asks_to_find
+
+    assert asks_to_find("Which paper proposes a graph network for molecules?")
+    assert asks_to_find("What recent methods use diffusion for planning?")
+    assert asks_to_find("Are there papers on protein folding?")
+    # asked of the paper it describes: its premise is that paper's, not "some paper does"
+    assert not asks_to_find("What does the paper on continuous-time flows propose?")
+    assert not asks_to_find("What trick does the paper on GAN support size use?")
+
+
 def test_a_question_asking_which_named_things_is_told_by_its_noun() -> None:
     from rag.answer.premise import asks_for_names
 

@@ -37,7 +37,8 @@ _ASKING = (
 # "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
 # to find a paper, so presume one exists.
 _FIND = re.compile(
-    r"^\s*(?:(?:which|what)\s+(?:\w+\s+){0,3}?(?:papers?|works?|methods?|approach(?:es)?|"
+    r"^\s*(?:(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|were|has|have|can)\b)\w+\s+){0,3}?"
+    r"(?:papers?|works?|methods?|approach(?:es)?|"
     r"stud(?:y|ies)|articles?)\b|(?:does|do|did)\s+(?:any|a|some)\s+(?:\w+\s+)?(?:papers?|"
     r"works?|stud(?:y|ies)|methods?)\b|(?:is|are)\s+there\s+(?:any\s+|a\s+)?(?:\w+\s+)?"
     r"(?:papers?|works?|methods?|stud(?:y|ies))\b|(?:list|find|show)\b|(?:any\s+)?papers?\s+"
