@@ -527,3 +527,24 @@ def test_which_named_things_an_abstract_does_not_name_are_said_unstated(
     answer = a.ask(asked)
     assert answer.coverage == "unstated", answer.text
     assert answer.text.startswith("The abstract does not say"), answer.text
+
+
+def test_the_sentences_of_a_named_paper_are_chosen_by_what_is_asked_of_it(embedder) -> None:
+    """Every sentence of a named paper is about it: the one that says what is asked ranks
+    first, not those that repeat its name."""
+    from rag.answer.answering import SentenceVectors, score_hits
+    from rag.types import Hit, Paper
+
+    abstract = (
+        "We propose iTM-VAE, a topic model with infinitely many topics. iTM-VAE adapts the "
+        "number of topics to the data. Unlike other nonparametric models, iTM-VAE is trained "
+        "with autoencoding variational inference. A variant of iTM-VAE models the topic "
+        "mixture with a product of experts. Experiments on two news corpora show better "
+        "perplexity than the baselines."
+    )
+    paper = Paper("itm", "iTM-VAE: A Nonparametric Topic Model", abstract)
+    vectors = SentenceVectors(embedder, 100)
+    (scored,) = score_hits("What corpora is iTM-VAE tested on?", [Hit(paper, 1.0)], vectors)
+    assert scored.named
+    best = scored.sentences[int(scored.similarities.argmax())]
+    assert best.startswith("Experiments on two news corpora"), best

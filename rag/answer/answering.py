@@ -146,12 +146,23 @@ def score_hits(
     flat = [s for sentences in per_paper for s in sentences]
     vectors = sentence_vectors(flat)
     sims = vectors @ sentence_vectors.embedder.embed_query(question)
+    named = [names_paper(question, h.paper) for h in hits]
+    # every sentence of a named paper is about it: what the question asks of it ("What
+    # datasets is X evaluated on?"), without the names it gives, picks its sentences
+    asked = question
+    for hit in (h for h, n in zip(hits, named, strict=True) if n):
+        asked = without_name(asked, hit.paper)
+    asked_sims = (
+        (sims + vectors @ sentence_vectors.embedder.embed_query(asked)) / 2
+        if any(named) and len(tokenize(asked)) >= 2
+        else sims
+    )
     scored, offset = [], 0
-    for hit, sentences in zip(hits, per_paper, strict=True):
+    for hit, sentences, by_name in zip(hits, per_paper, named, strict=True):
         part = slice(offset, offset + len(sentences))
         offset += len(sentences)
-        named = names_paper(question, hit.paper)
-        scored.append(ScoredHit(hit, sentences, sims[part], vectors[part], named))
+        similarities = asked_sims[part] if by_name else sims[part]
+        scored.append(ScoredHit(hit, sentences, similarities, vectors[part], by_name))
     return scored
 
 
