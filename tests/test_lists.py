@@ -287,3 +287,12 @@ def test_a_list_whose_topic_no_abstract_names_word_for_word_is_complete(causes) 
 def test_a_topic_no_paper_covers_lists_none(causes) -> None:
     for question in ["Which papers predict stock prices?", "Which papers translate speech?"]:
         assert causes.find_all(question).papers == (), question
+
+
+def test_how_a_list_question_asks_is_not_part_of_its_topic(causes) -> None:
+    """ "Which papers involve X?", "... try to X?": an abstract about X need not say
+    "involve" or "try"."""
+    found = causes.find_all("Which papers involve instrumental variables?")
+    assert {p.paper.paper_id for p in found.papers} == {"made-up-instrument"}
+    found = causes.find_all("Which papers try to speed up sparse matrix products on GPUs?")
+    assert {p.paper.paper_id for p in found.papers} == {"made-up-gpu"}

@@ -304,8 +304,11 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
     return _NAMES_OF[match.group(1).lower()]
 
 
-# why a paper does what the topic says, not what it does ("... to avoid needing labels")
-_PURPOSE = frozenset(tokenize("avoid avoids avoiding need needs needing"))
+# why a paper does what the topic says, not what it does ("... to avoid needing labels"),
+# and how a question asks for it ("Which papers involve ...", "... try to explain ...")
+_PURPOSE = frozenset(
+    tokenize("avoid avoids avoiding need needs needing involve involves involving try tries trying")
+)
 
 
 def topic_words(topic: str) -> list[str]:

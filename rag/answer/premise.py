@@ -32,7 +32,7 @@ _ASKING = (
     "conference accepted about regarding concerning kind type sort way ways want wants "
     "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
     "benchmarks theme themes topic topics overview run runs differently avoid needing deal "
-    "deals dealing look looks looking"
+    "deals dealing look looks looking involve involves involving try tries trying"
 )
 # "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
 # to find a paper, so presume one exists.
