@@ -86,7 +86,10 @@ def test_filters_bound_a_list(bundled: Assistant) -> None:
 def test_list_questions_and_their_topics() -> None:
     for question, topic in [
         ("How many papers are about reinforcement learning?", "reinforcement learning"),
-        ("Which papers tackle model merging?", "tackle model merging"),
+        ("Which papers tackle model merging?", "model merging"),
+        ("Which papers try to explain why skip connections work?", "why skip connections work"),
+        # the verb stays when the rest says nothing of its own
+        ("Which papers contribute a new dataset?", "contribute a new dataset"),
         ("List the papers on diffusion models.", "diffusion models"),
         ("What papers deal with protein structures?", "protein structures"),
     ]:

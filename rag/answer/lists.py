@@ -90,7 +90,22 @@ def list_topic(question: str) -> str:
     rest = question[m.end() :] if m else question
     rest = _LEAD.sub("", rest.strip() + " ").strip()
     rest = re.sub(r"\s*(?:here|in the index|indexed)?\s*[?.!]+\s*$", "", rest).strip()
+    # how the question asks ("study", "give", "try to", "involve"), not what about; kept
+    # when the rest says nothing of its own ("contribute a new benchmark or dataset")
+    words = rest.split()
+    while len(words) > 2 and (words[0].lower() == "to" or _asks(words[0])):
+        if words[0].lower() in ("why", "how", "what", "which", "whether", "when", "where"):
+            break  # "explain why X works" is about why
+        if not premises.terms(" ".join(words[1:])):
+            break
+        words = words[1:]
+    rest = " ".join(words)
     return rest or question.strip().rstrip("?.! ")
+
+
+def _asks(word: str) -> bool:
+    stems = tokenize(word)
+    return bool(stems) and set(stems) <= premises.ASKING_STEMS | GENERIC_STEMS | _PURPOSE
 
 
 @dataclass(frozen=True)
