@@ -548,3 +548,46 @@ def test_the_sentences_of_a_named_paper_are_chosen_by_what_is_asked_of_it(embedd
     assert scored.named
     best = scored.sentences[int(scored.similarities.argmax())]
     assert best.startswith("Experiments on two news corpora"), best
+
+
+HALFSPACES = [
+    {
+        "id": "massart",
+        "title": "Optimal Statistical Query Lower Bounds for Halfspaces with Massart Noise",
+        "abstract": "We give statistical query (SQ) lower bounds for learning halfspaces when "
+        "every label is flipped with probability at most eta. The bound holds even when the "
+        "optimal error is exponentially small in the dimension and an overwhelming fraction "
+        "of examples are noiseless.",
+    },
+    {
+        "id": "intersections",
+        "title": "Statistical Query Lower Bounds for Intersections of Halfspaces",
+        "abstract": "We prove statistical query (SQ) lower bounds for agnostically learning "
+        "intersections of halfspaces under Gaussian marginals, with queries of tolerance "
+        "polynomial in the dimension.",
+    },
+]
+
+
+def test_a_comparison_statement_about_one_paper_resting_on_the_other_is_removed(
+    tmp_path, embedder
+) -> None:
+    """The model gives the Massart paper's sentence to the intersections paper, citing the
+    Massart paper: every word but the subject is in the cited abstract, and it is removed."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in HALFSPACES))
+    said = " holds even when the optimal error is exponentially small in the dimension and "
+    said += "an overwhelming fraction of examples are noiseless [1]."
+    wrong = "The SQ lower bound for intersections of halfspaces" + said
+    right = "The SQ lower bound for halfspaces with Massart noise" + said
+    for reply, kept in ((wrong, False), (right, True)):
+        llm = ScriptedGenerator(reply)
+        generators = {"local": llm}
+        a = make_assistant(tmp_path / "index", embedder, backend="local", generators=generators)
+        a.ingest([source])
+        answer = a.ask(
+            "How do the noise models differ between the SQ lower bound for halfspaces with "
+            "Massart noise and the SQ lower bound for intersections of halfspaces?"
+        )
+        assert (reply[:-5] in answer.text) is kept, answer.text
+        assert any("another paper" in r.reason for r in answer.removed) is not kept

@@ -572,7 +572,27 @@ class Checker:
         if self.question and repeats(statement, self.question):
             return Verdict(statement, (), reason="it only says the question back")
         vector = self.embedder.embed_query(plain(statement.text))
-        return judge(statement, vector, self.abstracts, self._embed)
+        verdict = judge(statement, vector, self.abstracts, self._embed)
+        if verdict.kept and (other := self._described_other(statement, verdict)):
+            return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
+        return verdict
+
+    def _described_other(self, statement: Statement, verdict: Verdict) -> str:
+        """In a comparison, the question's description of one compared paper ("the SQ lower
+        bound for intersections of halfspaces") when the statement says it but rests on
+        another paper's abstract, one that says less of that description; else ""."""
+        if len(verdict.sources) != 1 or not premises.compares(self.question):
+            return ""
+        text = _key(plain(statement.text))
+        for side in premises.subjects(self.question):
+            phrase = re.sub(r"^(?:the|a|an)\s+", "", side.strip(" ?.,;:"), flags=re.I)
+            terms = premises.terms(phrase)
+            if len(terms) < 2 or _key(plain(phrase)) not in text:
+                continue
+            lacking = {n: len(premises.missing(terms, a)) for n, a in self.abstracts.items()}
+            if lacking[verdict.sources[0]] > min(lacking.values()):
+                return phrase
+        return ""
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return np.stack([self.embedder.embed_query(plain(t)) for t in texts])
