@@ -591,3 +591,25 @@ def test_a_comparison_statement_about_one_paper_resting_on_the_other_is_removed(
         )
         assert (reply[:-5] in answer.text) is kept, answer.text
         assert any("another paper" in r.reason for r in answer.removed) is not kept
+
+
+def test_a_compared_paper_s_own_sentence_is_one_the_answer_has_not_said(embedder) -> None:
+    """Beside a comparison, each paper's own sentence: not the one the model already put in
+    its words, when the paper says another of its own."""
+    from rag.answer.answering import SentenceVectors, _own_contribution, score_hits
+    from rag.answer.support import Abstract
+    from rag.types import Hit, Paper
+
+    abstract = (
+        "We propose RLER, which aggregates diverse reward models with adaptive reward "
+        "interpolation. We show that RLER scales stably on unlabeled samples."
+    )
+    paper = Paper("rler", "RLER: reinforcement learning with ensembled rewards", abstract)
+    vectors = SentenceVectors(embedder, 100)
+    question = "How does RLER aggregate reward models and handle unlabeled data?"
+    (scored,) = score_hits(question, [Hit(paper, 1.0)], vectors)
+    source = Abstract.of(1, paper.title, abstract, scored.vectors, vectors)
+    said = "RLER aggregates diverse reward models with adaptive reward interpolation [1]."
+    assert _own_contribution(scored, source, said).startswith("We show that RLER scales")
+    first = _own_contribution(scored, source, "")
+    assert first.startswith("We propose") or first.startswith("We show")

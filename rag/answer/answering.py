@@ -31,6 +31,7 @@ from .support import (
     Statement,
     Verdict,
     about_earlier_work,
+    content_stems,
     is_boilerplate,
     is_lead_in,
     judge,
@@ -459,15 +460,16 @@ def in_own_words(scored: list[ScoredHit], sources: list[Source], shown: str) -> 
         s = by_id.get(source.paper.paper_id)
         if s is None:
             continue
-        sentence = _own_contribution(s, source.abstract).rstrip(" .")
+        sentence = _own_contribution(s, source.abstract, shown).rstrip(" .")
         if _key(sentence) not in _key(shown):
             lines.append(f"- {source.paper.title}: {sentence} [{source.number}].")
     return "\n".join(lines)
 
 
-def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
+def _own_contribution(s: ScoredHit, abstract: Abstract, shown: str = "") -> str:
     """The sentence closest to the question among those where the paper says what it does
-    ("we propose ...", "CryoACE reconstructs ..."), else the closest one."""
+    ("we propose ...", "CryoACE reconstructs ..."), else the closest one; of those, one
+    whose words the ``shown`` answer does not already say (most of them) when there is one."""
     own = [
         i
         for i, x in enumerate(s.sentences)
@@ -477,7 +479,14 @@ def _own_contribution(s: ScoredHit, abstract: Abstract) -> str:
     ]
     if not own:
         return _best_sentences(s, 1)[0]
-    return s.sentences[max(own, key=lambda i: s.similarities[i])]
+    said = set(content_stems(plain(shown)))
+    fresh = [i for i in own if not _mostly_said(s.sentences[i], said)]
+    return s.sentences[max(fresh or own, key=lambda i: s.similarities[i])]
+
+
+def _mostly_said(sentence: str, said: set[str], share: float = 0.8) -> bool:
+    stems = set(content_stems(plain(sentence)))
+    return bool(stems) and len(stems & said) >= share * len(stems)
 
 
 def _best_sentences(s: ScoredHit, n: int, question: str = "") -> list[str]:
