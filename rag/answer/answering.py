@@ -274,6 +274,7 @@ class Gap:
     coverage: Coverage
     lead: str  # the sentence that says what is not stated
     sources: list[Source]
+    names_words: bool = True  # the lead names the question's words the abstracts lack
 
 
 # A question about a paper it describes rather than names, whose closest abstract lacks more
@@ -310,11 +311,7 @@ def find_gap(
         found = premises.premise(question, terms, [s.abstract for s in sources], required)
         if found.holds:
             return None
-        per_source = [premises.missing(terms, s.abstract, shorts) for s in sources]
-        everywhere = [t for t in found.terms if all(t in lack for lack in per_source)]
-        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
-        tail = f": none of the closest abstracts mentions {words}" if words else ""
-        return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
+        return _no_paper(question, found.terms, sources, shorts)
     subject = named[0] if named else _best_covering(terms, sources, shorts)
     whose = paper_name(subject.paper) or subject.paper.title
     if premises.asks_limitations(question) and not premises.own_limitations(subject.abstract):
@@ -364,11 +361,7 @@ def _verified_gap(
     if premises.asks_to_find(question) and not named:
         if max(r.logit for r in readings.values()) >= verifier.threshold("member"):
             return None
-        per_source = [premises.missing(terms, s.abstract) for s in sources]
-        everywhere = [t for t in terms if all(t in lack for lack in per_source)]
-        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
-        tail = f": none of the closest abstracts mentions {words}" if words else ""
-        return Gap("no_paper", f"{NO_PAPER}{tail}.", sources)
+        return _no_paper(question, terms, sources)
     subject = named[0] if named else max(sources, key=lambda s: readings[s.number].logit)
     if readings[subject.number].logit >= verifier.threshold("answers"):
         return None
@@ -377,6 +370,18 @@ def _verified_gap(
     words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
     said = f"does not mention {words}" if words else "does not state what the question asks"
     return Gap("unstated", f"{UNSTATED}: the {whose} abstract {said}.", [subject])
+
+
+def _no_paper(
+    question: str, terms: Sequence[str], sources: list[Source], shorts: Iterable[str] = ()
+) -> Gap:
+    """No indexed paper does what a "which paper" question says: the lead names the
+    question's words that none of the closest abstracts has, when some."""
+    per_source = [premises.missing(list(terms), s.abstract, shorts) for s in sources]
+    everywhere = [t for t in terms if all(t in lack for lack in per_source)]
+    words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, everywhere)))
+    tail = f": none of the closest abstracts mentions {words}" if words else ""
+    return Gap("no_paper", f"{NO_PAPER}{tail}.", sources, names_words=bool(words))
 
 
 def _best_covering(terms: list[str], sources: list[Source], shorts: Iterable[str] = ()) -> Source:

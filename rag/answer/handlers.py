@@ -195,7 +195,7 @@ class PaperQuestion:
             return
         gap = answering.find_gap(query, sources, a.retriever.corpus.venues, a.verifier)
         if unlisted is not None and (
-            gap is None or gap.coverage != "no_paper" or gap.lead == f"{answering.NO_PAPER}."
+            gap is None or gap.coverage != "no_paper" or not gap.names_words
         ):
             # none listed: the closest papers are shown as what they are, not as the list (a
             # word check that names no missing word says less than the list's own reason)

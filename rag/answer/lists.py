@@ -321,9 +321,7 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
 
 # why a paper does what the topic says, not what it does ("... to avoid needing labels"),
 # and how a question asks for it ("Which papers involve ...", "... try to explain ...")
-_PURPOSE = frozenset(
-    tokenize("avoid avoids avoiding need needs needing involve involves involving try tries trying")
-)
+_PURPOSE = frozenset(tokenize("avoid avoids avoiding need needs needing " + premises.HOW_ASKED))
 
 
 def topic_words(topic: str) -> list[str]:

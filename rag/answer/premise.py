@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from ..index.lexical import tokenize
 from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in
 
+# Verbs a question asks with, which an abstract about its topic need not say ("Which papers
+# deal with / involve / try to ..."): asking words here and in a list's topic.
+HOW_ASKED = "deal deals dealing involve involves involving try tries trying"
 # Words questions use to ask, not to say what they are about.
 _ASKING = (
     "which what who whose where when why how many much does do did is are was were there "
@@ -31,8 +34,7 @@ _ASKING = (
     "according exist exists existing one ones some all paper papers article articles "
     "conference accepted about regarding concerning kind type sort way ways want wants "
     "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
-    "benchmarks theme themes topic topics overview run runs differently avoid needing deal "
-    "deals dealing look looks looking involve involves involving try tries trying"
+    "benchmarks theme themes topic topics overview run runs differently avoid needing " + HOW_ASKED
 )
 # "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
 # to find a paper, so presume one exists.
