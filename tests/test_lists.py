@@ -98,6 +98,8 @@ def test_list_questions_and_their_topics() -> None:
         "Which paper reconstructs protein structures from cryo-EM maps?",
         "What does the CSR paper report?",
         "How much does RLER improve over the best RLIR baseline?",
+        # the papers another paper builds on are asked of that paper
+        "Which earlier works does the linearly convergent L-BFGS method draw on?",
     ]:
         assert not is_list_question(question)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from rag.answer import premise
@@ -190,3 +191,29 @@ def test_a_short_form_is_spelled_out_by_initials_or_syllables(short, text, spell
 def test_only_words_written_with_two_capitals_are_short_forms() -> None:
     forms = premise.short_forms("Which data is the sparse GGM solver with ResNet and a GP long?")
     assert forms == {"ggm", "resnet", "gp"}
+
+
+def test_a_name_with_a_small_first_letter_is_the_paper_name() -> None:
+    from rag.text.titles import introduced_names
+
+    said = "In this work, we propose iTM-VAE, which is a Bayesian nonparametric topic model."
+    assert introduced_names(said) == ("iTM-VAE",)
+    assert introduced_names("In this work, we propose iterative refinement, which helps.") == ()
+
+
+def test_a_sentence_naming_what_was_asked_for_comes_first() -> None:
+    from rag.answer.answering import ScoredHit, answer_bonus
+    from rag.answer.premise import names_asked
+    from rag.types import Hit, Paper
+
+    assert names_asked("What datasets is iTM-VAE evaluated on?") == "dataset"
+    assert names_asked("Which paper uses ImageNet?") == ""
+    sentences = [
+        "Two variants of iTM-VAE are proposed, iTM-VAE-Prod and iTM-VAE-G.",
+        "Experimental results on 20News and Reuters RCV1-V2 datasets show gains.",
+    ]
+    abstract = "In this work, we propose iTM-VAE, which is a topic model. " + " ".join(sentences)
+    paper = Paper("p", "A Topic Model", abstract)
+    scored = ScoredHit(Hit(paper, 1.0), sentences, np.zeros(2), np.zeros((2, 384)), True)
+    bonus = answer_bonus(scored, "What datasets is iTM-VAE evaluated on?")
+    assert bonus[1] > bonus[0]

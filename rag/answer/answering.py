@@ -512,8 +512,14 @@ def answer_bonus(s: ScoredHit, question: str) -> np.ndarray:
         bonus += [0.15 * bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
     if question and premises.asks_for_names(question):
         asked = {w.lower() for w in names_in(question)}
+        naming = [any(w.lower() not in asked for w in names_in(plain(x))) for x in s.sentences]
+        bonus += [0.15 * n for n in naming]
+        # ... most, a sentence that names some as what was asked for ("... on 20News and
+        # Reuters datasets"), over one naming the paper's own variants
+        noun = premises.names_asked(question)
         bonus += [
-            0.15 * any(w.lower() not in asked for w in names_in(plain(x))) for x in s.sentences
+            0.1 * (n and noun in tokenize(plain(x)))
+            for n, x in zip(naming, s.sentences, strict=True)
         ]
         # a name the question gives part of ("Which CIFAR dataset?"): the sentence naming it
         own = {w.lower() for w in _names(s.hit.paper.title, s.hit.paper.abstract)}

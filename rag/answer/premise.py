@@ -103,11 +103,19 @@ _NUMERIC = re.compile(
 _NAMES_ASKED = re.compile(
     r"(?:^|[,;:]\s*)(?:on |in |with |from )?(?:which|what)\s+"
     r"(?:(?!(?:is|are|was|were|does|do|did|has|have)\b)[\w-]+\s+){0,4}?"
-    r"(?:datasets?|benchmarks?|corpora|corpus|models?|llms?|baselines?|kernels?|architectures?|"
+    r"(?P<noun>datasets?|benchmarks?|corpora|corpus|models?|llms?|baselines?|kernels?|architectures?|"
     r"backbones?|languages?|(?:language )?pairs?|gpus?|hardware|robots?|arms?|"
     r"simulators?|metrics?|competitors?)\b",
     re.I,
 )
+
+
+def names_asked(question: str) -> str:
+    """The stem of what a question asks to be named ("Which datasets ..." -> "dataset"),
+    "" when it asks for no names."""
+    m = _NAMES_ASKED.search(question)
+    stems = tokenize(m["noun"]) if m and not asks_to_find(question) else []
+    return stems[-1] if stems else ""
 
 
 def asks_for_names(question: str) -> bool:

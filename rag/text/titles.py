@@ -222,8 +222,11 @@ def _plain_name(span: str, *, allow_capitalised: bool) -> _Named | None:
 
 
 def _is_name_token(token: str, allow_capitalised: bool = False) -> bool:
-    """DensityFlow, CryoACE, OPIC, Trap², R³-Bench: mixed case, capitals or digits."""
+    """DensityFlow, CryoACE, OPIC, Trap², R³-Bench, iTM-VAE: mixed case, capitals or
+    digits."""
     token = token.strip(".,;:*")
+    if len(token) >= 3 and token[0].islower() and sum(c.isupper() for c in token[1:]) >= 2:
+        return True  # iTM-VAE, pLSA: a small first letter before capitals
     if len(token) < 2 or not (token[0].isupper() or token[0].isdigit()):
         return False
     if re.fullmatch(r"[A-Z]{1,6}s", token):
