@@ -81,7 +81,9 @@ _LEAD = re.compile(
 def is_list_question(question: str) -> bool:
     """The question asks for every paper that does something, or how many do."""
     m = _LIST.search(question)
-    return bool(m) and (asks_count(question) or not _OBJECT.match(question[m.end() :]))
+    if m is None:
+        return False
+    return asks_count(question) or not _OBJECT.match(question[m.end() :])
 
 
 def asks_count(question: str) -> bool:
