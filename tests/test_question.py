@@ -217,3 +217,14 @@ def test_a_sentence_naming_what_was_asked_for_comes_first() -> None:
     scored = ScoredHit(Hit(paper, 1.0), sentences, np.zeros(2), np.zeros((2, 384)), True)
     bonus = answer_bonus(scored, "What datasets is iTM-VAE evaluated on?")
     assert bonus[1] > bonus[0]
+
+
+def test_a_follow_up_that_quotes_a_title_is_about_that_paper_alone() -> None:
+    from rag.answer.answering import names_paper, without_name
+
+    paper = Paper("p", "Non-Gaussian Component Analysis with Log-Density Gradient Estimation", "x")
+    asked = f"How does {paper.title} find the subspace?"  # a follow-up's rewrite
+    assert names_paper(asked, paper)
+    assert without_name(asked, paper) == asked  # the title's words say what it is about
+    assert not names_paper("How does component analysis find a subspace?", paper)
+    assert not names_paper("What is new?", Paper("q", "What is new", "x"))  # too short

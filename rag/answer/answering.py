@@ -176,18 +176,30 @@ def names_paper(question: str, paper: Paper) -> bool:
     """The question names the paper's method: its title's name or one its abstract introduces
     ("R3-Refiner" names the paper that proposes R³-Refiner)."""
     text = _digits(question)
-    return any(
+    return bool(_quoted_title(paper).search(text)) or any(
         re.search(rf"(?<![\w-]){re.escape(_digits(name))}(?![\w-])", text)
         for name in _names(paper.title, paper.abstract)
     )
 
 
 def without_name(question: str, paper: Paper) -> str:
-    """The question with the paper's names taken out."""
+    """The question with the paper's names taken out (a title quoted whole stays: its
+    words say what the paper is about)."""
     text = _digits(question)
     for name in _names(paper.title, paper.abstract):
         text = re.sub(rf"(?<![\w-]){re.escape(_digits(name))}(?![\w-])", " ", text)
     return " ".join(text.split())
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted_title(paper: Paper) -> re.Pattern[str]:
+    """The paper's whole title as a question quotes it (a follow-up's rewrite names a paper
+    with no short name so: "How does <title> find ...?"); titles of fewer than four words
+    are words a question may use of its own."""
+    words = re.findall(r"[\w²³'-]+", _digits(paper.title))
+    if len(words) < 4:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"(?<![\w-])" + r"\W+".join(map(re.escape, words)) + r"(?![\w-])", re.I)
 
 
 @functools.lru_cache(maxsize=4096)
