@@ -228,3 +228,14 @@ def test_a_follow_up_that_quotes_a_title_is_about_that_paper_alone() -> None:
     assert without_name(asked, paper) == asked  # the title's words say what it is about
     assert not names_paper("How does component analysis find a subspace?", paper)
     assert not names_paper("What is new?", Paper("q", "What is new", "x"))  # too short
+
+
+def test_a_number_in_words_counts_things_only_just_before_them() -> None:
+    from rag.answer.answering import _counts
+
+    assert _counts("We compare two families of streaming algorithms.", "famili", set())
+    assert _counts("Experiments use 64 particles on large data.", "particl", set())
+    # "one" as a pronoun near the noun is no count of it
+    assert not _counts(
+        "It is inspired by particle filtering where one uses samples.", "particl", set()
+    )

@@ -413,11 +413,17 @@ def _states_a_number(question: str, source: Source) -> bool:
 
 
 def _counts(sentence: str, noun: str, asked: set[str], window: int = 4) -> bool:
-    """Whether the sentence puts a number within ``window`` words of ``noun`` (a stem)."""
+    """Whether the sentence puts a number within ``window`` words of ``noun`` (a stem); a
+    number in words only just before it ("two families", not "... particle filtering
+    where one uses samples")."""
     tokens = _WORDS.findall(plain(sentence))
     numbers = [i for i, t in enumerate(tokens) if set(numbers_in(t, standalone=True)) - asked]
     nouns = [i for i, t in enumerate(tokens) if noun in tokenize(t)]
-    return any(abs(i - j) <= window for i in numbers for j in nouns)
+    return any(
+        abs(i - j) <= window if any(c.isdigit() for c in tokens[i]) else 0 < j - i <= 2
+        for i in numbers
+        for j in nouns
+    )
 
 
 _WORDS = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W\d][\w'-]*")
