@@ -102,7 +102,7 @@ _NUMERIC = re.compile(
 # language pair ..."); not "What is the ..." (a verb between).
 _NAMES_ASKED = re.compile(
     r"(?:^|[,;:]\s*)(?:on |in |with |from )?(?:which|what)\s+"
-    r"(?:(?!(?:is|are|was|were|does|do|did|has|have)\b)[\w-]+\s+){0,4}?"
+    r"(?:(?!(?:is|are|was|were|does|do|did|has|have)\b)[\w-]+\s+){0,4}"
     r"(?P<noun>datasets?|benchmarks?|corpora|corpus|models?|llms?|baselines?|kernels?|architectures?|"
     r"backbones?|languages?|(?:language )?pairs?|gpus?|hardware|robots?|arms?|"
     r"simulators?|metrics?|competitors?)\b",
