@@ -538,6 +538,44 @@ def test_which_named_things_an_abstract_does_not_name_are_said_unstated(
     assert answer.text.startswith("The abstract does not say"), answer.text
 
 
+ADAM = [
+    {
+        "id": "adam",
+        "title": "On the Convergence of Adaptive Optimizers",
+        "abstract": "Adaptive methods such as RMSProp and Adam scale gradients by moving "
+        "averages of squared past gradients. We show that this can prevent convergence on "
+        "simple convex problems. We propose new variants of Adam with long-term memory of "
+        "past gradients that fix the problem.",
+    },
+    {
+        "id": "chasing",
+        "title": "Chasing Convex Functions with Advice",
+        "abstract": "We study convex function chasing with black-box advice. We propose two "
+        "algorithms. The first, $\\textsc{Interp}$, interpolates between the advice and a "
+        "robust algorithm. The second, \\rm bdinterp, needs bounded diameter.",
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("asked", "coverage"),
+    [
+        ("What is the name of the Adam variant with long-term memory?", "unstated"),
+        # the paper's own names answer what it calls its algorithms, in any type
+        ("What are the names of the two algorithms for chasing convex functions?", "answered"),
+    ],
+)
+def test_what_something_is_called_is_a_name_the_abstract_gives_or_unstated(
+    tmp_path, embedder, asked, coverage
+) -> None:
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in ADAM))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    answer = a.ask(asked)
+    assert answer.coverage == coverage, answer.text
+
+
 def test_the_sentences_of_a_named_paper_are_chosen_by_what_is_asked_of_it(embedder) -> None:
     """Every sentence of a named paper is about it: the one that says what is asked ranks
     first, not those that repeat its name."""

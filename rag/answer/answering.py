@@ -440,10 +440,16 @@ def _names_something(question: str, source: Source) -> bool:
     name something the question does not (a dataset, a model, a baseline): a name such as
     "CIFAR-100", "ImageNet" or "GPT-4", not an acronym the abstract spells out for its own
     ideas ("... (RLVR)"), an ordinary capitalised word or a name in a sentence about earlier
-    work."""
+    work. A question asking what something is called is answered by the paper's own names
+    too."""
     title = plain(source.paper.title)
-    known = {w.lower() for w in [*names_in(question), paper_name(source.paper), *title.split()]}
-    spelled_out = {m.lower() for m in _SPELLED_OUT.findall(plain(source.paper.abstract))}
+    own = premises.asks_name_of(question)
+    known = {w.lower() for w in names_in(question)}
+    if not own:
+        known |= {w.lower() for w in [paper_name(source.paper), *title.split()]}
+    spelled_out = (
+        set() if own else {m.lower() for m in _SPELLED_OUT.findall(plain(source.paper.abstract))}
+    )
     return any(
         n.lower() not in known
         and not any(n.lower() in k for k in known)
@@ -451,10 +457,19 @@ def _names_something(question: str, source: Source) -> bool:
         and not _PLAIN_WORD.fullmatch(n)
         for s in source.sentences
         if not about_earlier_work(s, None)
-        for n in names_in(plain(s))
+        for n in _named_in(s)
     )
 
 
+def _named_in(sentence: str) -> list[str]:
+    """The names a sentence gives: ``names_in``'s, and those set in their own type."""
+    return [*names_in(plain(sentence)), *_TYPESET_NAME.findall(sentence)]
+
+
+# a name the abstract sets in its own type, whatever its case: "\rm mergepool", "\textsc{interp}"
+_TYPESET_NAME = re.compile(
+    r"\\(?:rm|textsc|texttt|textsf|mathsf|mathtt|sc)\s*\{?\s*([A-Za-z][\w-]{2,})"
+)
 _SPELLED_OUT = re.compile(r"\(([A-Za-z][\w²³-]{1,14})\)")  # "verifiable rewards (RLVR)"
 _PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z][a-z]+-[a-z]+")  # "Bayesian", "Flow"
 
@@ -536,7 +551,7 @@ def answer_bonus(s: ScoredHit, question: str) -> np.ndarray:
         bonus += [0.15 * bool(numbers_in(plain(x), standalone=True)) for x in s.sentences]
     if question and premises.asks_for_names(question):
         asked = {w.lower() for w in names_in(question)}
-        naming = [any(w.lower() not in asked for w in names_in(plain(x))) for x in s.sentences]
+        naming = [any(w.lower() not in asked for w in _named_in(x)) for x in s.sentences]
         bonus += [0.15 * n for n in naming]
         # ... most, a sentence that names some as what was asked for ("... on 20News and
         # Reuters datasets"), over one naming the paper's own variants

@@ -118,9 +118,24 @@ def names_asked(question: str) -> str:
     return stems[-1] if stems else ""
 
 
+# "What is the name of ...", "What is the new variant called?"
+_NAME_OF = re.compile(
+    r"\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?names?\s+of\b|"
+    r"\bwhat\s+(?:is|are|was|were)\b[^?]*\bcalled\s*\?",
+    re.I,
+)
+
+
+def asks_name_of(question: str) -> bool:
+    """The question asks what something is called ("What is the name of ...?")."""
+    return bool(_NAME_OF.search(question))
+
+
 def asks_for_names(question: str) -> bool:
-    """The question asks which datasets, models, baselines ... (the answer names them)."""
-    return bool(_NAMES_ASKED.search(question)) and not asks_to_find(question)
+    """The question asks which datasets, models, baselines ..., or what something is
+    called (the answer names them)."""
+    asked = _NAMES_ASKED.search(question) or _NAME_OF.search(question)
+    return bool(asked) and not asks_to_find(question)
 
 
 _LIMITS = re.compile(
