@@ -576,6 +576,38 @@ def test_what_something_is_called_is_a_name_the_abstract_gives_or_unstated(
     assert answer.coverage == coverage, answer.text
 
 
+SAMPLER = [  # colt2022 (eval/corpora)
+    {
+        "id": "sampler",
+        "title": "Improved analysis for a proximal algorithm for sampling",
+        "abstract": (
+            "We study the proximal sampler of Lee, Shen, and Tian (2021) and obtain new "
+            "convergence guarantees under weaker assumptions than strong log-concavity: "
+            "namely, our results hold for (1) weakly log-concave targets, and (2) targets "
+            "satisfying isoperimetric assumptions which allow for non-log-concavity. We "
+            "demonstrate our results by obtaining new state-of-the-art sampling guarantees "
+            "for several classes of target distributions. We also strengthen the connection "
+            "between the proximal sampler and the proximal method in optimization by "
+            "interpreting the former as an entropically regularized Wasserstein gradient flow"
+            " and the latter as the limit of one."
+        ),
+    },
+]
+
+
+def test_a_paper_described_by_its_title_is_answered_from(tmp_path, embedder) -> None:
+    """No sentence comes close to the question, the title does: the paper is answered
+    from, not "the indexed papers do not cover this question"."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in SAMPLER))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    answer = a.ask("How does the improved analysis of the Lee-Shen-Tian proximal sampler "
+                   "interpret the sampler?")  # fmt: skip
+    assert [c.paper.paper_id for c in answer.citations] == ["sampler"], answer.text
+    assert "Wasserstein gradient flow" in answer.text
+
+
 def test_the_sentences_of_a_named_paper_are_chosen_by_what_is_asked_of_it(embedder) -> None:
     """Every sentence of a named paper is about it: the one that says what is asked ranks
     first, not those that repeat its name."""

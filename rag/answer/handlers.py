@@ -312,11 +312,16 @@ def relevant_hits(a: Assistant, query: str, hits: list[Hit]) -> list[answering.S
     if not hits:
         return []
     scored = answering.score_hits(query, hits, a.sentence_vectors)
+    # a question may describe a paper by its title's words ("the improved analysis of the
+    # proximal sampler"): its title counts as one of its sentences here
+    titles = a.sentence_vectors([s.hit.paper.title for s in scored])
+    by_title = titles @ a.sentence_vectors.embedder.embed_query(query)
+    relevance = [max(s.relevance, float(t)) for s, t in zip(scored, by_title, strict=True)]
     threshold = a.settings.retrieval.min_similarity
-    best = max((s.relevance for s in scored), default=0.0)
+    best = max(relevance, default=0.0)
     # papers far below the best match are retrieved, not relevant: they are not cited
     floor = max(threshold, best - answering.RELEVANCE_MARGIN)
-    return [s for s in scored if s.relevance >= floor]
+    return [s for s, r in zip(scored, relevance, strict=True) if r >= floor]
 
 
 def compared(
