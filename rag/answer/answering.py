@@ -753,9 +753,9 @@ def extractive_reply(
     verifier, the window it reads as answering best first; otherwise, and after it, those
     closest in meaning (a question asking how many prefers sentences with numbers, one
     asking which datasets or models prefers sentences that name some)."""
-    # say more when fewer papers are relevant: a comparison needs each paper's own facts,
-    # most often in the third or fourth sentence closest to the question that names both
-    per_paper = 4 if len(scored) == 2 else 3 if len(scored) == 1 else 1
+    # say more when fewer papers are relevant: what is asked is often in the third or
+    # fourth sentence closest to the question (a comparison needs each paper's own facts)
+    per_paper = 4 if len(scored) <= 2 else 1
     lines = []
     for number, s in enumerate(scored, start=1):
         chosen = _answering_sentences(s, question, verifier) if verifier and question else []
