@@ -753,11 +753,12 @@ def extractive_reply(
     verifier, the window it reads as answering best first; otherwise, and after it, those
     closest in meaning (a question asking how many prefers sentences with numbers, one
     asking which datasets or models prefers sentences that name some)."""
-    # say more when fewer papers are relevant: what is asked is often in the third or
-    # fourth sentence closest to the question (a comparison needs each paper's own facts)
-    per_paper = 4 if len(scored) <= 2 else 1
+    # four sentences of each of one or two papers, of the first of more, one of each other:
+    # what is asked is often in the third or fourth sentence closest to the question (a
+    # comparison needs each paper's own facts; a question describing one paper, its)
     lines = []
     for number, s in enumerate(scored, start=1):
+        per_paper = 4 if len(scored) <= 2 or number == 1 else 1
         chosen = _answering_sentences(s, question, verifier) if verifier and question else []
         for x in _best_sentences(s, per_paper + len(chosen), question):
             if len(chosen) >= max(per_paper, 2 if chosen else 0):
