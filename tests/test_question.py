@@ -239,3 +239,14 @@ def test_a_number_in_words_counts_things_only_just_before_them() -> None:
     assert not _counts(
         "It is inspired by particle filtering where one uses samples.", "particl", set()
     )
+
+
+def test_a_failure_the_paper_explains_is_not_a_limitation_asked_of_it() -> None:
+    from rag.answer.premise import asks_limitations
+
+    assert asks_limitations("Where does the CSR defense fail?")
+    assert asks_limitations("What are the limitations of OPIC?")
+    # what makes other methods fail to converge is what the paper is about
+    assert not asks_limitations(
+        "What part of Adam-style optimizers causes them to fail to converge?"
+    )

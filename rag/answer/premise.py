@@ -140,7 +140,7 @@ def asks_for_names(question: str) -> bool:
 
 _LIMITS = re.compile(
     r"\b(limitations?|limits?|weakness(?:es)?|drawbacks?|shortcomings?|downsides?|"
-    r"failure (?:modes?|cases?)|fails?|caveats?)\b",
+    r"failure (?:modes?|cases?)|fails?(?!\s+to\b)|caveats?)\b",
     re.I,
 )
 
