@@ -134,8 +134,8 @@ def asks_name_of(question: str) -> bool:
 def asks_for_names(question: str) -> bool:
     """The question asks which datasets, models, baselines ..., or what something is
     called (the answer names them)."""
-    asked = _NAMES_ASKED.search(question) or _NAME_OF.search(question)
-    return bool(asked) and not asks_to_find(question)
+    asked = bool(_NAMES_ASKED.search(question)) or asks_name_of(question)
+    return asked and not asks_to_find(question)
 
 
 _LIMITS = re.compile(
