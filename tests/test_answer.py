@@ -503,13 +503,6 @@ UNNAMED = [
         "forecasts through them. On several real-world series our model forecasts more "
         "accurately than the baselines.",
     },
-    {
-        "id": "visuomotor",
-        "title": "Reinforcement and Imitation Learning of Visuomotor Skills",
-        "abstract": "We train visuomotor policies end-to-end from RGB camera inputs to joint "
-        "velocities of a robot. Demonstrations guide a reinforcement learning agent. The "
-        "policies transfer zero-shot from simulation to a real robot.",
-    },
 ]
 
 
@@ -520,8 +513,6 @@ UNNAMED = [
         "model with change points and anomalies?",
         "Besides ARIMA, which baselines does the Bayesian forecasting model with change points "
         "beat?",
-        # a name ("RGB") but none of what is asked for: the abstract never says "arm"
-        "Which robot arm do the visuomotor policies transfer to zero-shot?",
     ],
 )
 def test_which_named_things_an_abstract_does_not_name_are_said_unstated(

@@ -353,12 +353,6 @@ def find_gap(
     if premises.asks_for_names(question) and not _names_something(question, subject):
         lead = f"{UNSTATED}: the {whose} abstract names none."
         return Gap("unstated", lead, [subject])
-    asked_noun = premises.names_asked(question)
-    if asked_noun and asked_noun not in subject.abstract.stems:
-        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, [asked_noun])))
-        return Gap(
-            "unstated", f"{UNSTATED}: the {whose} abstract does not mention {words}.", [subject]
-        )
     return None
 
 
