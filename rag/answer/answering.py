@@ -176,7 +176,8 @@ def names_paper(question: str, paper: Paper) -> bool:
     """The question names the paper's method: its title's name or one its abstract introduces
     ("R3-Refiner" names the paper that proposes R³-Refiner)."""
     text = _digits(question)
-    return bool(_quoted_title(paper).search(text)) or any(
+    quoted = _quoted_title(paper.title)
+    return bool(quoted and quoted.search(text)) or any(
         re.search(rf"(?<![\w-]){re.escape(_digits(name))}(?![\w-])", text)
         for name in _names(paper.title, paper.abstract)
     )
@@ -192,13 +193,13 @@ def without_name(question: str, paper: Paper) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _quoted_title(paper: Paper) -> re.Pattern[str]:
-    """The paper's whole title as a question quotes it (a follow-up's rewrite names a paper
-    with no short name so: "How does <title> find ...?"); titles of fewer than four words
-    are words a question may use of its own."""
-    words = re.findall(r"[\w²³'-]+", _digits(paper.title))
+def _quoted_title(title: str) -> re.Pattern[str] | None:
+    """A whole title as a question quotes it (a follow-up's rewrite names a paper with no
+    short name so: "How does <title> find ...?"); None for a title of fewer than four
+    words, which a question may use of its own."""
+    words = re.findall(r"[\w²³'-]+", _digits(title))
     if len(words) < 4:
-        return re.compile(r"(?!x)x")
+        return None
     return re.compile(r"(?<![\w-])" + r"\W+".join(map(re.escape, words)) + r"(?![\w-])", re.I)
 
 
