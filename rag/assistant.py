@@ -86,7 +86,11 @@ class Assistant:
         )
         limit_blas(settings.retrieval.blas_threads)
         # loaded on first use: commands that do not answer never read it
-        self.verifier = Verifier() if settings.checks.verifier else None
+        reader = (
+            Verifier() if settings.checks.verifier or settings.retrieval.read_sentences else None
+        )
+        self.verifier = reader if settings.checks.verifier else None
+        self.reader = reader if settings.retrieval.read_sentences else None
         self._generators: dict[str, Generator] = dict(generators or {})
         self.handlers = tuple(HANDLERS if handlers is None else handlers)
         self._generators_lock = threading.Lock()

@@ -107,6 +107,15 @@ class RetrievalSettings(_Section):
         ge=0,
         description="Abstract sentences whose vectors are kept across questions (1.5 KB each).",
     )
+    read_sentences: bool = Field(
+        default=True,
+        description=(
+            "Choose which sentences of a paper answer a question (those the model reads and "
+            "the extractive answer quotes) by their closeness to the question and by the "
+            "trained verifier's reading of them as an answer (rag/data/models/verifier); "
+            "false: closeness alone."
+        ),
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,

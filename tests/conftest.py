@@ -49,8 +49,11 @@ def make_assistant(
     embedder: Embedder,
     backend: str = "extractive",
     generators: dict[str, Generator] | None = None,
+    **overrides: object,
 ) -> Assistant:
-    settings = Settings().with_overrides(**{"store.index_dir": index_dir, "llm.backend": backend})
+    settings = Settings().with_overrides(
+        **{"store.index_dir": index_dir, "llm.backend": backend, **overrides}
+    )
     from rag.index.store import PaperStore
 
     return Assistant(settings, PaperStore(settings.store), embedder, generators=generators)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from rag import Answer, Assistant, InputError, Step
 from rag.testing import ScriptedGenerator
+from rag.types import Hit, Paper
 
 from .conftest import make_assistant
 
@@ -683,3 +685,49 @@ def test_a_compared_paper_s_own_sentence_is_one_the_answer_has_not_said(embedder
     assert _own_contribution(scored, source, said).startswith("We show that RLER scales")
     first = _own_contribution(scored, source, "")
     assert first.startswith("We propose") or first.startswith("We show")
+
+
+class _Reads:
+    """A stand-in for the verifier that reads one sentence as the answer."""
+
+    def __init__(self, answering: str) -> None:
+        self.answering = answering
+
+    def per_sentence(self, text: str, title: str, sentences) -> np.ndarray:
+        return np.array([4.0 if self.answering in s else 0.0 for s in sentences])
+
+
+TIDEWALK = Paper(
+    "tidewalk",
+    "Tidewalk: Resistance Distances for Large Sparse Graphs",
+    "On large sparse graphs, random-walk distances between nodes lose global information "
+    "about clusters. As graphs grow, these node distances mostly reflect the local density of "
+    "nodes. Many node distances for large graphs have been proposed, but none is both cheap "
+    "and global. Tidewalk is a new family of node distances for large sparse graphs. Its "
+    "distances are derived from electrical flows in a resistor network built on the graph. "
+    "They can be computed in near-linear time.",
+)
+
+
+def test_a_sentence_read_as_the_answer_is_quoted_before_those_that_describe_the_paper(
+    embedder,
+) -> None:
+    """A question describes its paper in the words of the opening sentences; the sentence
+    the verifier reads as answering it is quoted first, though further from it in meaning."""
+    from rag.answer.answering import SentenceVectors, _best_sentences, read, score_hits
+
+    question = "What physical idea underlies the new node distances for large sparse graphs?"
+    (scored,) = score_hits(question, [Hit(TIDEWALK, 1.0)], SentenceVectors(embedder, 100))
+    assert not any("electrical" in s for s in _best_sentences(scored, 2, question))
+    (read_hit,) = read([scored], question, _Reads("electrical flows"))
+    assert any("electrical" in s for s in _best_sentences(read_hit, 2, question))
+    # "Which paper ...?" describes the paper: its closest sentences say it, unread
+    which = "Which paper derives node distances for large sparse graphs?"
+    assert read([scored], which, _Reads("electrical flows"))[0].reading is None
+
+
+def test_sentences_are_read_unless_turned_off(tmp_path, embedder) -> None:
+    on = make_assistant(tmp_path / "on", embedder)
+    off = make_assistant(tmp_path / "off", embedder, **{"retrieval.read_sentences": False})
+    assert on.reader is not None and off.reader is None
+    assert on.verifier is None  # the verifier's other uses stay off by default

@@ -118,3 +118,17 @@ def test_with_the_verifier_on_an_unasked_detail_is_said_to_be_unstated(
     assert unstated.coverage == "unstated", unstated.text
     stated = assistant.ask("Which database is Quillnet trained on?", llm="extractive")
     assert stated.coverage == "answered" and "Pfam" in stated.text, stated.text
+
+
+def test_each_sentence_reads_as_the_better_of_its_two_windows(verifier: Verifier) -> None:
+    question = "How many protein families is Quillnet trained on?"
+    per_sentence = verifier.per_sentence(question, TITLE, SENTENCES)
+    windows_read = verifier.scores([(question, f"{TITLE}. {w}") for w in windows(SENTENCES)])
+    assert per_sentence.shape == (len(SENTENCES),)
+    assert per_sentence[0] == pytest.approx(windows_read[0], abs=1e-5)
+    assert per_sentence[-1] == pytest.approx(windows_read[-1], abs=1e-5)
+    for i in range(1, len(SENTENCES) - 1):
+        assert per_sentence[i] == pytest.approx(max(windows_read[i - 1 : i + 1]), abs=1e-5)
+    best = int(per_sentence.argmax())  # in the best window: itself or a neighbour says it
+    assert "12,000 families" in " ".join(SENTENCES[max(best - 1, 0) : best + 2])
+    assert not verifier.per_sentence(question, TITLE, ["One sentence only."]).any()

@@ -185,6 +185,8 @@ class PaperQuestion:
             note = f"No indexed paper is from {emptied}; these are from all indexed papers."
             hits = a.search(query, asked.k, parse=False, **filters)
         relevant = self.chosen(asked, relevant_hits(a, query, hits))
+        if a.reader is not None:
+            relevant = answering.read(relevant, query, a.reader)
         sources = answering.build_sources(relevant, a.sentence_vectors, question=query)
         asked.retrieved()
         yield Step("reading", tuple(s.hit for s in sources), query)

@@ -11,6 +11,10 @@ decides. Thresholds are calibrated on the dev corpora's labelled statements and 
 - ``support``: a statement stands on a window of its cited abstract;
 - ``answers``: a window holds what a question asks (else "the abstract does not say");
 - ``member``: a paper does what a list or "which paper" question asks.
+
+Only the fourth use is on by default (``retrieval.read_sentences``): each sentence of a paper
+an answer reads is read against the question (``per_sentence``), and those that read as its
+answer are chosen before those merely closest to it in meaning (``answering.read``).
 """
 
 from __future__ import annotations
@@ -68,6 +72,14 @@ class Verifier:
         logits = self.model.logits(pairs).reshape(len(texts), len(parts))
         best = logits.argmax(axis=1)
         return [Reading(float(logits[i, j]), int(j), parts[int(j)]) for i, j in enumerate(best)]
+
+    def per_sentence(self, text: str, title: str, sentences: Sequence[str]) -> np.ndarray:
+        """Each sentence's reading: the logit of the better of the two windows it is in."""
+        parts = windows(sentences)
+        if len(sentences) < 2 or len(parts) != len(sentences) - 1:
+            return np.zeros(len(sentences), dtype=np.float32)
+        logits = self.model.logits([(text, passage(title, w)) for w in parts])
+        return np.maximum(np.append(logits, -np.inf), np.insert(logits, 0, -np.inf))
 
     def holds(self, text: str, title: str, sentences: Sequence[str], use: str) -> bool:
         return self.read(text, title, sentences).logit >= self.threshold(use)
