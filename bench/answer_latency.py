@@ -58,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     verifying: list[float] = []  # the verifier's seconds per answer
-    scorer = assistant.verifier.model if assistant.verifier else None
+    # the verifier's model, whether it reads sentences (the default) or also judges
+    judge = assistant.verifier or assistant.reader
+    scorer = judge.model if judge else None
     for question in single_paper_questions(args.n):
         llm.llama.reset()
         prompts.clear()
