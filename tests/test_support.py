@@ -94,3 +94,23 @@ def test_a_quoted_formula_with_a_greek_letter_stands(embedder: Embedder) -> None
     assert "is not in the cited abstract" in support.unsupported(
         "The threshold occurs at $\\tau^3$.", paper
     )
+
+
+def test_a_sentence_naming_a_kind_and_its_narrower_kind_stands_as_quoted(
+    embedder: Embedder,
+) -> None:
+    """ "... interdomain sparse approximations and sparse approximations for Cox processes"
+    quoted from the abstract stands; a statement widening the abstract's narrower kind to
+    the broader one ("both convex and strongly convex" of "strongly convex") does not."""
+    title = "Sparse Variational Inference as a Divergence between Processes"
+    text = (
+        "We interpret sparse variational inference as a divergence between processes. "
+        "Finally we show how the framework sheds light on interdomain sparse approximations "
+        "and sparse approximations for Cox processes. Its regret bound holds for strongly "
+        "convex losses."
+    )
+    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
+    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    assert kept(sentences[1], paper, embedder).kept
+    widened = kept("Its regret bound holds for convex and strongly convex losses.", paper, embedder)
+    assert not widened.kept and '"strongly convex" only' in widened.reason

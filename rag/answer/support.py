@@ -517,7 +517,10 @@ def _narrowed(statement: str, sentence: str) -> str:
     """Why ``sentence`` does not state a statement that claims something of both a thing and
     a narrower kind of it ("for convex and strongly convex problems"), when the sentence says
     it only of the narrower kind ("for strongly convex problems"); "" otherwise."""
-    for broad, narrowing in _BROADER.findall(statement):
+    for match in _BROADER.finditer(statement):
+        if _flat(match.group(0)) in _flat(sentence):
+            continue  # the sentence says it so: "interdomain sparse approximations and ..."
+        broad, narrowing = match.groups()
         last = narrowing.split()[-1]
         alone = rf"(?<!\b{re.escape(last)} )\b{re.escape(broad)}\b"
         if re.search(alone, sentence, re.I) is None:
