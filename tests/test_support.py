@@ -114,3 +114,18 @@ def test_a_sentence_naming_a_kind_and_its_narrower_kind_stands_as_quoted(
     assert kept(sentences[1], paper, embedder).kept
     widened = kept("Its regret bound holds for convex and strongly convex losses.", paper, embedder)
     assert not widened.kept and '"strongly convex" only' in widened.reason
+
+
+def test_a_short_form_the_abstract_spells_out_is_the_abstract_s(embedder: Embedder) -> None:
+    """ "GP", "GCNs" and "ResNet" name what the abstract spells out ("Gaussian process",
+    "graph convolutional networks", "residual networks"); a short form it does not spell
+    out is still not in it."""
+    title = "Scalable Change Surfaces"
+    text = (
+        "We present a scalable Gaussian process model for change surfaces. We compare it with "
+        "graph convolutional networks and residual networks on three spatial datasets."
+    )
+    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
+    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    assert support.unsupported("The GP model is compared with GCNs and ResNet.", paper) == ""
+    assert '"GAN"' in support.unsupported("The GP model is compared with a GAN.", paper)

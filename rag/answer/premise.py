@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..index.lexical import tokenize
-from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in
+from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in, spelled_out
 
 # Verbs a question asks with, which an abstract about its topic need not say ("Which papers
 # deal with / involve / try to ..."): asking words here and in a list's topic.
@@ -266,46 +266,6 @@ def short_forms(question: str) -> frozenset[str]:
     return frozenset(
         s for w in words if sum(c.isupper() for c in w) >= 2 for s in tokenize(w.replace("-", " "))
     )
-
-
-def spelled_out(short: str, words: list[str]) -> bool:
-    """Whether consecutive ``words`` spell ``short`` out: by their first letters ("gp":
-    "gaussian processes"), or by their first three letters or more each ("resnet":
-    "residual networks")."""
-    if not short.isalpha() or not 2 <= len(short) <= 10:
-        return False
-    n = len(short)
-    for i, word in enumerate(words):
-        if word[:1] != short[0]:
-            continue
-        run = words[i : i + n]
-        if (
-            2 <= n <= 6
-            and len(run) == n
-            and all(w[0] == c for w, c in zip(run, short, strict=True))
-        ):
-            return True
-        if n >= 6 and _by_syllables(short, words[i : i + 3]):
-            return True
-    return False
-
-
-def _by_syllables(short: str, words: list[str]) -> bool:
-    """``short`` made of a prefix of three letters or more of each of two or three
-    consecutive ``words``, all of them used."""
-    if not short:
-        return not words  # all letters used: every word given a piece
-    if not words:
-        return False
-    word = words[0]
-    for k in range(min(len(word), len(short)), 2, -1):
-        if word[:k] == short[:k]:
-            rest = short[k:]
-            if not rest:
-                return True
-            if _by_syllables(rest, words[1:]):
-                return True
-    return False
 
 
 def named_phrases(question: str, extra_asking: Iterable[str] = ()) -> list[str]:

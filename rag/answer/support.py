@@ -296,7 +296,56 @@ def _has_name(abstract: Abstract, name: str) -> bool:
     if name_lower in abstract.text_lower:
         return True
     stems = set(tokenize(name_lower))
-    return bool(stems) and stems <= abstract.stems
+    return (bool(stems) and stems <= abstract.stems) or _spelled_out_in(abstract, name)
+
+
+def _spelled_out_in(abstract: Abstract, name: str) -> bool:
+    """A short form ("GP", "GCNs", "ResNet") the abstract spells out instead ("Gaussian
+    process", "graph convolutional networks", "residual networks")."""
+    short = name[:-1] if name.endswith("s") and sum(c.isupper() for c in name) >= 2 else name
+    if not short.isalpha() or sum(c.isupper() for c in short) < 2:
+        return False
+    return spelled_out(short.lower(), re.findall(r"[a-z0-9]+", abstract.text_lower))
+
+
+def spelled_out(short: str, words: list[str]) -> bool:
+    """Whether consecutive ``words`` spell ``short`` out: by their first letters ("gp":
+    "gaussian processes"), or by their first three letters or more each ("resnet":
+    "residual networks")."""
+    if not short.isalpha() or not 2 <= len(short) <= 10:
+        return False
+    n = len(short)
+    for i, word in enumerate(words):
+        if word[:1] != short[0]:
+            continue
+        run = words[i : i + n]
+        if (
+            2 <= n <= 6
+            and len(run) == n
+            and all(w[0] == c for w, c in zip(run, short, strict=True))
+        ):
+            return True
+        if n >= 6 and _by_syllables(short, words[i : i + 3]):
+            return True
+    return False
+
+
+def _by_syllables(short: str, words: list[str]) -> bool:
+    """``short`` made of a prefix of three letters or more of each of two or three
+    consecutive ``words``, all of them used."""
+    if not short:
+        return not words  # all letters used: every word given a piece
+    if not words:
+        return False
+    word = words[0]
+    for k in range(min(len(word), len(short)), 2, -1):
+        if word[:k] == short[:k]:
+            rest = short[k:]
+            if not rest:
+                return True
+            if _by_syllables(rest, words[1:]):
+                return True
+    return False
 
 
 def unsupported(statement: str, abstract: Abstract) -> str:
