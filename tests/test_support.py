@@ -16,10 +16,15 @@ ABSTRACT = (
 )
 
 
+def made_up(title: str, text: str, embedder: Embedder) -> support.Abstract:
+    """A made-up abstract prepared for checking, its sentences and their parts embedded."""
+    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
+    return support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+
+
 @pytest.fixture(scope="module")
 def abstract(embedder: Embedder) -> support.Abstract:
-    sentences = list(support.Abstract.of(1, TITLE, ABSTRACT, embedder.embed(["x"])).sentences)
-    return support.Abstract.of(1, TITLE, ABSTRACT, embedder.embed(sentences), embedder.embed)
+    return made_up(TITLE, ABSTRACT, embedder)
 
 
 def kept(text: str, abstract: support.Abstract, embedder: Embedder) -> support.Verdict:
@@ -50,8 +55,7 @@ def test_a_title_before_a_quoted_sentence_is_not_a_claim(embedder: Embedder) -> 
         "We learn to translate without any parallel data. Sentences of two languages are "
         "mapped into one latent space by a shared encoder."
     )
-    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
-    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    paper = made_up(title, text, embedder)
     quoted = f"{title}: We learn to translate without any parallel data."
     assert kept(quoted, paper, embedder).kept
     # the same word said as a claim of the sentence still needs the abstract to say it
@@ -88,9 +92,8 @@ def test_a_quoted_formula_with_a_greek_letter_stands(embedder: Embedder) -> None
         "The threshold occurs at $\\frac{\\log k}{d} = \\frac12\\log( 1+\\frac{1}{\\sigma^2})$, "
         "the capacity of the Gaussian channel."
     )
-    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
-    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
-    assert support.unsupported(sentences[1], paper) == ""
+    paper = made_up(title, text, embedder)
+    assert support.unsupported(paper.sentences[1], paper) == ""
     assert "is not in the cited abstract" in support.unsupported(
         "The threshold occurs at $\\tau^3$.", paper
     )
@@ -109,9 +112,8 @@ def test_a_sentence_naming_a_kind_and_its_narrower_kind_stands_as_quoted(
         "and sparse approximations for Cox processes. Its regret bound holds for strongly "
         "convex losses."
     )
-    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
-    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
-    assert kept(sentences[1], paper, embedder).kept
+    paper = made_up(title, text, embedder)
+    assert kept(paper.sentences[1], paper, embedder).kept
     widened = kept("Its regret bound holds for convex and strongly convex losses.", paper, embedder)
     assert not widened.kept and '"strongly convex" only' in widened.reason
 
@@ -125,7 +127,6 @@ def test_a_short_form_the_abstract_spells_out_is_the_abstract_s(embedder: Embedd
         "We present a scalable Gaussian process model for change surfaces. We compare it with "
         "graph convolutional networks and residual networks on three spatial datasets."
     )
-    sentences = list(support.Abstract.of(1, title, text, embedder.embed(["x"])).sentences)
-    paper = support.Abstract.of(1, title, text, embedder.embed(sentences), embedder.embed)
+    paper = made_up(title, text, embedder)
     assert support.unsupported("The GP model is compared with GCNs and ResNet.", paper) == ""
     assert '"GAN"' in support.unsupported("The GP model is compared with a GAN.", paper)
