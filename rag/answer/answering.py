@@ -26,6 +26,7 @@ from ..text.sanitize import safe_text
 from ..text.titles import introduced_names
 from ..types import Answer, Citation, Coverage, Hit, Paper, Removed
 from . import premise as premises
+from . import rules
 from .support import (
     Abstract,
     Statement,
@@ -60,7 +61,7 @@ ANSWER_RULES = (
     "their own words and numbers. Name each paper by its method name and end every "
     "sentence with the number of its abstract in square brackets."
 )
-RELEVANCE_MARGIN = 0.15  # how far below the best paper a paper may be and still be a source
+RELEVANCE_MARGIN = rules.RELEVANCE_MARGIN  # how far below the best paper a source may be
 SINGLE_SOURCE_BUDGET = 200  # tokens of abstract the model reads when it reads one paper
 MAX_SOURCES = 3  # papers the model reads: more makes a 1.5B model slower and less exact
 
@@ -293,11 +294,9 @@ class Gap:
     names_words: bool = True  # the lead names the question's words the abstracts lack
 
 
-# A question about a paper it describes rather than names, whose closest abstract lacks more
-# than this share of the question's terms, describes no indexed paper (calibrated on the dev
-# corpora: answerable questions there lack at most 0.40 of their terms in their paper's
-# abstract, facts the abstract does not give 0.50, false premises up to 0.67).
-DESCRIBED_MISSING_MAX = 0.5
+# A question describing a paper whose closest abstract lacks more than this share of its
+# terms describes no indexed paper (``rules``).
+DESCRIBED_MISSING_MAX = rules.DESCRIBED_MISSING_MAX
 
 
 def find_gap(
@@ -560,10 +559,8 @@ def read(scored: list[ScoredHit], question: str, reader: Verifier) -> list[Score
     return out
 
 
-# what a sentence one standard deviation above its abstract's mean reading gains, in cosine
-# (dev corpora, extractive: 0.03 and 0.05 gave 155 of 214 passed, 0.10 to 0.15 gave 158,
-# 0.25 gave 157; unread, 150)
-READING_WEIGHT = 0.1
+# what a sentence one standard deviation above its abstract's mean reading gains (``rules``)
+READING_WEIGHT = rules.READING_WEIGHT
 
 
 def answer_bonus(s: ScoredHit, question: str) -> np.ndarray:

@@ -27,7 +27,7 @@ from ..index.snapshot import Corpus
 from ..retrieve.search import Filters, dense_top
 from ..text.instructions import abstract_sentences
 from ..types import Answer, Hit, Paper, Step
-from . import answering
+from . import answering, rules
 from . import premise as premises
 from .answering import SentenceVectors
 from .support import (
@@ -41,15 +41,12 @@ from .support import (
     split_statements,
 )
 
-# A paper is listed when one of its abstract sentences comes this close to the topic (cosine,
-# all-MiniLM-L6-v2), or comes within ``LIST_MIN_SIMILARITY_SAID`` of it and its abstract says
-# what the topic is about as a find question's premise is checked (its names and concepts,
-# three quarters of its terms), and it is not far below the best paper admitted.
-# Calibrated on the calibration half of the keyword-topical queries by
-# ``python bench/lists.py``: the bars with the best mean F1 there.
-LIST_MIN_SIMILARITY = 0.66
-LIST_MIN_SIMILARITY_SAID = 0.32
-LIST_MARGIN = 0.25  # ... and is at most this far below the best paper admitted
+# A paper is listed when one of its abstract sentences comes within ``LIST_MIN_SIMILARITY``
+# of the topic, or within ``LIST_MIN_SIMILARITY_SAID`` while its abstract says what the topic
+# is about, and it is not far below the best paper admitted (``rules``, with why).
+LIST_MIN_SIMILARITY = rules.LIST_MIN_SIMILARITY
+LIST_MIN_SIMILARITY_SAID = rules.LIST_MIN_SIMILARITY_SAID
+LIST_MARGIN = rules.LIST_MARGIN
 POOL = 120  # papers nearest the topic by stored chunk vectors whose sentences are scored
 LEXICAL_POOL = 80  # ... and the papers BM25 puts first, which the vectors may rank lower
 OWN_REASON_MARGIN = 0.3  # how much farther from the topic a sentence of the paper's own
@@ -299,19 +296,8 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
     return premises.premise(topic, terms, [abstract], required).holds
 
 
-# Names the field uses for one thing: a topic that says one of them is held by an abstract
-# that says another ("reinforcement learning" by "GRPO"). A name in two groups is both
-# things ("MLLM": a vision-language model and a large language model); a topic that uses it
-# asks for the first.
-CONCEPTS = (
-    ("reinforcement learning", "rl", "rlhf", "rlvr", "rlaif", "grpo", "ppo",
-     "policy optimization", "policy gradient", "q-learning"),
-    ("vision-language model", "vision language model", "vlm", "mllm"),
-    ("large language model", "language model", "llm", "lm", "mllm",
-     "multimodal large language model"),
-    ("graph neural network", "gnn"),
-    ("retrieval-augmented generation", "retrieval augmented generation", "rag"),
-)  # fmt: skip
+# Names the field uses for one thing ("reinforcement learning", "GRPO"; ``rules``).
+CONCEPTS = rules.CONCEPTS
 _CONCEPT = re.compile(
     r"(?<![\w-])("
     + "|".join(sorted((re.escape(a) for names in CONCEPTS for a in names), key=len, reverse=True))
@@ -328,7 +314,7 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
 
 # why a paper does what the topic says, not what it does ("... to avoid needing labels"),
 # and how a question asks for it ("Which papers involve ...", "... try to explain ...")
-_PURPOSE = frozenset(tokenize("avoid avoids avoiding need needs needing " + premises.HOW_ASKED))
+_PURPOSE = frozenset(tokenize(f"{rules.PURPOSE} {premises.HOW_ASKED}"))
 
 
 def topic_words(topic: str) -> list[str]:

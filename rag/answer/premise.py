@@ -19,23 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..index.lexical import tokenize
+from . import rules
 from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in, spelled_out
 
-# Verbs a question asks with, which an abstract about its topic need not say ("Which papers
-# deal with / involve / try to ..."): asking words here and in a list's topic.
-HOW_ASKED = "deal deals dealing involve involves involving try tries trying"
-# Words questions use to ask, not to say what they are about.
-_ASKING = (
-    "which what who whose where when why how many much does do did is are was were there "
-    "any here indexed index list find give tell me show explain summarize summarise "
-    "compare comparison contrast differ difference differences between versus vs two three "
-    "both main key idea ideas result results finding findings contribution contributions "
-    "say says said state states stated mention mentions mentioned claim claims "
-    "according exist exists existing one ones some all paper papers article articles "
-    "conference accepted about regarding concerning kind type sort way ways want wants "
-    "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
-    "benchmarks theme themes topic topics overview run runs differently avoid needing " + HOW_ASKED
-)
+# Verbs a question asks with ("Which papers deal with / involve / try to ..."), and the words
+# questions use to ask, not to say what they are about (``rules``).
+HOW_ASKED = rules.HOW_ASKED
+_ASKING = f"{rules.ASKING} {HOW_ASKED}"
 # "Which paper ...?", "Does any paper ...?", "Are there papers on ...?": questions that ask
 # to find a paper, so presume one exists.
 _FIND = re.compile(
@@ -203,26 +193,12 @@ def counted_noun(question: str) -> str:
 
 # How a paper is said to hold a result, not what the result is about ("papers that prove
 # regret guarantees" are about regret guarantees, whether the abstract proves or provides).
-CLAIMING_STEMS = frozenset(tokenize("prove proves proved proven proving"))
+CLAIMING_STEMS = frozenset(tokenize(rules.CLAIMING))
 ASKING_STEMS = frozenset(tokenize(_ASKING)) | GENERIC_STEMS | CLAIMING_STEMS
-PREMISE_COVERAGE_MIN = 0.75  # share of a question's terms one abstract must have
+PREMISE_COVERAGE_MIN = rules.PREMISE_COVERAGE_MIN  # share of its terms one abstract must have
 
 # Words an abstract may say differently: each group is one term.
-_SAME = [
-    "defend defense defence defenses defences defending",
-    "llm llms language",
-    "image images visual",
-    "attack attacks adversarial",
-    "rl reinforcement",
-    "gnn gnns graph",
-    "neural network networks",
-    "deep depth",
-    "gain gains improve improves improved improvement improvements outperform outperforms "
-    "beat beats margin",
-    "hurt hurts harm harms adversely degrade degrades",
-    "largest biggest highest maximum most",
-    "reveal reveals unveil unveils uncover uncovers",
-]
+_SAME = rules.SAME_TERMS
 
 
 def _groups() -> dict[str, str]:

@@ -28,14 +28,12 @@ from ..index.lexical import tokenize
 from ..text.chunking import split_sentences
 from ..text.instructions import abstract_sentences
 from ..text.titles import SYMBOLS
+from . import rules
 
-SIMILARITY_MIN = 0.6  # cosine between a statement and its closest abstract sentence
-# ... when that sentence also holds the statement's numbers and names ("16 classification
-# benchmarks"), whose words already say the statement rests on it
-FACT_SIMILARITY_MIN = 0.45
-# A paraphrase may use a word or two its abstract does not, only when it is close in meaning
-# to one abstract sentence: (cosine at least, words allowed).
-PARAPHRASE_ALLOWANCE = ((0.7, 1), (0.8, 2))
+# The bars and word lists of the check live in ``rules``, each with why it is there.
+SIMILARITY_MIN = rules.SIMILARITY_MIN  # cosine between a statement and its closest sentence
+FACT_SIMILARITY_MIN = rules.FACT_SIMILARITY_MIN  # ... when it holds the statement's facts
+PARAPHRASE_ALLOWANCE = rules.PARAPHRASE_ALLOWANCE
 
 MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
 # a number alone ("6.2", "28,000", "28k", "2x"), or inside a name ("CIFAR-100")
@@ -52,44 +50,8 @@ _NUMBER_WORDS = {
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _NAME = re.compile(r"(?<![\w$\\])([A-Za-z][\w²³⁺-]*[A-Z0-9²³][\w²³⁺-]*|[A-Z][a-z]+)(?![\w])")
 _PARENTHESES = re.compile(r"\(([^()]{3,})\)")
-# Words that carry no claim of their own: function words (scikit-learn's English list less
-# the words that do claim something: "first", "all", "only", "not", "more", ...) and the
-# words an answer uses to report what a paper says. Their absence from an abstract says
-# nothing. Stemmed like the abstract's words before use.
-_GENERIC = (
-    "about above across after afterwards again against almost alone along already also "
-    "although am among amongst an and another any anyhow anyone anything anyway anywhere "
-    "are around as at back be became because become becomes becoming been before beforehand "
-    "behind being below beside besides between beyond both but by can could do done down due "
-    "during each eg either else elsewhere enough etc even ever everyone everything "
-    "everywhere for former formerly from further get give go had has have he hence her here "
-    "hereafter hereby herein hereupon hers herself him himself his how however ie if in "
-    "indeed into is it its itself keep latter latterly made many may me meanwhile might mine "
-    "moreover mostly much must my myself namely neither nevertheless next nor now of off "
-    "often on once onto or other others otherwise our ours ourselves out over own part per "
-    "perhaps put rather re same see seem seemed seeming seems several she should since so "
-    "some somehow someone something sometime sometimes somewhere still such than that the "
-    "their them themselves then thence there thereafter thereby therefore therein thereupon "
-    "these they this those though through throughout thru thus to together too toward "
-    "towards under until up upon us very via was we well were what whatever when whence "
-    "whenever where whereafter whereas whereby wherein whereupon wherever whether which while "
-    "whither who whoever whole whom whose why will with within would yet you your "
-    "paper papers work works study studies studied method methods approach approaches "
-    "framework technique model models propose proposes proposed present presents presented "
-    "introduce introduces introduced use uses used using show shows shown showed demonstrate "
-    "demonstrates report reports reported achieve achieves achieved describe describes "
-    "develop develops address addresses tackle tackles focus focuses aim aims author authors "
-    "new novel called named source sources abstract specifically particular specific yes "
-    "argue argues find finds found note notes give gives build builds rely relies come comes "
-    "contain contains test tested evaluate evaluated evaluation measure measures add adds "
-    "point points provide provides offer offers obtain obtains reach reaches perform "
-    "performs apply applies employ employs leverage leverages allow allows enable enables "
-    "help helps make makes lead leads result results mean means resulting called known "
-    "respectively overall additionally furthermore discuss discusses discussed explore "
-    "explores examine examines investigate investigates consider considers analyze analyzes "
-    "analyse analyses"
-)
-_LEAD_IN_WORDS = {"yes", "no", "however", "additionally", "furthermore", "moreover", "also"}
+_GENERIC = rules.GENERIC  # words that carry no claim of their own
+_LEAD_IN_WORDS = rules.LEAD_IN_WORDS
 _BOILERPLATE = re.compile(
     r"\b(code|implementation|data(?:set)?s?|models?) (?:is|are) (?:publicly |made )?available|"
     r"github\.com|\\url\{|https?://",
@@ -442,21 +404,10 @@ def _surface(text: str, stems: list[str]) -> list[str]:
     return [f'"{by_stem.get(s, s)}"' for s in stems[:3]]
 
 
-_EARLIER = re.compile(
-    r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|popular|"
-    r"state-of-the-art|sota|earlier|recent|recently proposed|most|many|several) "
-    r"([\w-]+ ){0,3}(methods?|approaches|works?|"
-    r"techniques|solvers|models|defenses|systems|algorithms|optimi[sz]ers|studies|"
-    r"frameworks)\b|"
-    r"\b[A-Z]{2,}\w* (methods|approaches|techniques|solvers|defenses)\b|\bdespite the promise\b|"
-    r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b|"
-    r"\b[A-Z][\w-]+ (and [A-Z][\w-]+ )?et al\b",  # "Jung et al. (2025) introduce ..."
-    re.I,
-)
+_EARLIER = re.compile(rules.EARLIER_WORK, re.I)
 _OWN = re.compile(r"\b(we|our|this paper|this work|here)\b", re.I)
-# Words that make a claim a neighbouring sentence cannot lend: a statement saying one of
-# them needs it in a sentence close to it, not anywhere in the abstract.
-_CLAIM = re.compile(r"\b(first|always|never|all|every|only|not|no|without|general|any)\b")
+# Words that make a claim a neighbouring sentence cannot lend (``rules.CLAIM_WORDS``).
+_CLAIM = re.compile(rf"\b({rules.CLAIM_WORDS})\b")
 
 
 def about_earlier_work(sentence: str, name: str | None = "") -> bool:

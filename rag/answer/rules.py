@@ -1,0 +1,301 @@
+"""The word lists and thresholds the answer checks use, in one place.
+
+The checks of ``premise``, ``support``, ``answering`` and ``lists`` read a question and a
+statement with a few fixed words and bars. Each is an entry here: its value, why it is there,
+what it does on two corpora, and the value that turns it off. ``python bench/rules.py`` turns
+each off in turn and prints which answers of the dev corpora and the bundled sets change;
+an entry that changes none has no measurement behind it.
+
+This module imports nothing of the package, so the ablation can load it, turn one entry off,
+and only then import the checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    value: object
+    off: object  # the value under which the rule does nothing
+    why: str
+    examples: tuple[str, ...]  # what it changes, on two corpora
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _rule(name: str, value: object, off: object, why: str, *examples: str) -> object:
+    RULES[name] = Rule(name, value, off, why, examples)
+    return value
+
+
+NEVER = r"(?!x)x"  # a pattern that matches nothing: a word rule turned off
+
+# -- how a question is read ------------------------------------------------------------------------
+
+HOW_ASKED: str = _rule(
+    "HOW_ASKED",
+    "deal deals dealing involve involves involving try tries trying",
+    "",
+    "Verbs a question asks with, which an abstract about its topic need not say: 'Which "
+    "papers deal with X' is about X.",
+    "aistats2016 list-04 'Which papers deal with identifying cause-and-effect "
+    "relationships ...': without it, 'deal' is a term no abstract has",
+    "iclr2018 list-05 'Which papers deal with a shift between the data ...'",
+)  # type: ignore[assignment]
+
+ASKING: str = _rule(
+    "ASKING",
+    "which what who whose where when why how many much does do did is are was were there "
+    "any here indexed index list find give tell me show explain summarize summarise "
+    "compare comparison contrast differ difference differences between versus vs two three "
+    "both main key idea ideas result results finding findings contribution contributions "
+    "say says said state states stated mention mentions mentioned claim claims "
+    "according exist exists existing one ones some all paper papers article articles "
+    "conference accepted about regarding concerning kind type sort way ways want wants "
+    "dataset datasets experiment experiments evaluated evaluation evaluate benchmark "
+    "benchmarks theme themes topic topics overview run runs differently avoid needing",
+    "",
+    "Words questions use to ask, not to say what they are about; with HOW_ASKED and the "
+    "generic words below, what is left of a question is its terms.",
+    "every corpus: without it, 'which', 'paper' and 'datasets' are terms an abstract must have",
+)  # type: ignore[assignment]
+
+CLAIMING: str = _rule(
+    "CLAIMING",
+    "prove proves proved proven proving",
+    "",
+    "How a paper is said to hold a result, not what the result is about: 'papers that prove "
+    "regret guarantees' are about regret guarantees, whether the abstract proves or provides.",
+    "icml2026 lists: CLASP 'provides' its regret guarantees",
+)  # type: ignore[assignment]
+
+SAME_TERMS: tuple[str, ...] = _rule(
+    "SAME_TERMS",
+    (
+        "defend defense defence defenses defences defending",
+        "llm llms language",
+        "image images visual",
+        "attack attacks adversarial",
+        "rl reinforcement",
+        "gnn gnns graph",
+        "neural network networks",
+        "deep depth",
+        "gain gains improve improves improved improvement improvements outperform outperforms "
+        "beat beats margin",
+        "hurt hurts harm harms adversely degrade degrades",
+        "largest biggest highest maximum most",
+        "reveal reveals unveil unveils uncover uncovers",
+    ),
+    (),
+    "Words an abstract may say differently: each group is one term when a question's terms "
+    "are looked for in an abstract.",
+)  # type: ignore[assignment]
+
+PREMISE_COVERAGE_MIN: float = _rule(
+    "PREMISE_COVERAGE_MIN",
+    0.75,
+    0.0,
+    "The share of a 'which paper' question's terms one retrieved abstract must have for the "
+    "paper it presumes to exist.",
+)  # type: ignore[assignment]
+
+DESCRIBED_MISSING_MAX: float = _rule(
+    "DESCRIBED_MISSING_MAX",
+    0.5,
+    1.0,
+    "A question about a paper it describes rather than names, whose closest abstract lacks "
+    "more than this share of the question's terms, describes no indexed paper (dev corpora: "
+    "answerable questions lack at most 0.40 of their terms in their paper's abstract, facts "
+    "the abstract does not give 0.50, false premises up to 0.67).",
+)  # type: ignore[assignment]
+
+# -- which sentences answer ------------------------------------------------------------------------
+
+RELEVANCE_MARGIN: float = _rule(
+    "RELEVANCE_MARGIN",
+    0.15,
+    1.0,
+    "How far below the best paper (closest sentence, cosine) a paper may be and still be a "
+    "source of the answer.",
+)  # type: ignore[assignment]
+
+READING_WEIGHT: float = _rule(
+    "READING_WEIGHT",
+    0.1,
+    0.0,
+    "What a sentence one standard deviation above its abstract's mean reading by the "
+    "verifier gains, in cosine, when the sentences an answer reads are chosen (dev corpora, "
+    "extractive: 0.03 and 0.05 gave 155 of 214 passed, 0.10 to 0.15 gave 158, 0.25 gave 157; "
+    "unread, 150).",
+)  # type: ignore[assignment]
+
+# -- whether a statement stands --------------------------------------------------------------------
+
+SIMILARITY_MIN: float = _rule(
+    "SIMILARITY_MIN",
+    0.6,
+    -1.0,
+    "The cosine between a statement and its closest abstract sentence (or clause) for the "
+    "statement to rest on it.",
+)  # type: ignore[assignment]
+
+FACT_SIMILARITY_MIN: float = _rule(
+    "FACT_SIMILARITY_MIN",
+    0.45,
+    0.6,
+    "The same, when that sentence also holds the statement's numbers and names ('16 "
+    "classification benchmarks'), whose words already say the statement rests on it.",
+)  # type: ignore[assignment]
+
+PARAPHRASE_ALLOWANCE: tuple[tuple[float, int], ...] = _rule(
+    "PARAPHRASE_ALLOWANCE",
+    ((0.7, 1), (0.8, 2)),
+    (),
+    "A paraphrase may use a word or two its abstract does not, only when it is close in "
+    "meaning to one abstract sentence: (cosine at least, words allowed).",
+)  # type: ignore[assignment]
+
+GENERIC: str = _rule(
+    "GENERIC",
+    "about above across after afterwards again against almost alone along already also "
+    "although am among amongst an and another any anyhow anyone anything anyway anywhere "
+    "are around as at back be became because become becomes becoming been before beforehand "
+    "behind being below beside besides between beyond both but by can could do done down due "
+    "during each eg either else elsewhere enough etc even ever everyone everything "
+    "everywhere for former formerly from further get give go had has have he hence her here "
+    "hereafter hereby herein hereupon hers herself him himself his how however ie if in "
+    "indeed into is it its itself keep latter latterly made many may me meanwhile might mine "
+    "moreover mostly much must my myself namely neither nevertheless next nor now of off "
+    "often on once onto or other others otherwise our ours ourselves out over own part per "
+    "perhaps put rather re same see seem seemed seeming seems several she should since so "
+    "some somehow someone something sometime sometimes somewhere still such than that the "
+    "their them themselves then thence there thereafter thereby therefore therein thereupon "
+    "these they this those though through throughout thru thus to together too toward "
+    "towards under until up upon us very via was we well were what whatever when whence "
+    "whenever where whereafter whereas whereby wherein whereupon wherever whether which while "
+    "whither who whoever whole whom whose why will with within would yet you your "
+    "paper papers work works study studies studied method methods approach approaches "
+    "framework technique model models propose proposes proposed present presents presented "
+    "introduce introduces introduced use uses used using show shows shown showed demonstrate "
+    "demonstrates report reports reported achieve achieves achieved describe describes "
+    "develop develops address addresses tackle tackles focus focuses aim aims author authors "
+    "new novel called named source sources abstract specifically particular specific yes "
+    "argue argues find finds found note notes give gives build builds rely relies come comes "
+    "contain contains test tested evaluate evaluated evaluation measure measures add adds "
+    "point points provide provides offer offers obtain obtains reach reaches perform "
+    "performs apply applies employ employs leverage leverages allow allows enable enables "
+    "help helps make makes lead leads result results mean means resulting called known "
+    "respectively overall additionally furthermore discuss discusses discussed explore "
+    "explores examine examines investigate investigates consider considers analyze analyzes "
+    "analyse analyses",
+    "",
+    "Words that carry no claim of their own: function words (scikit-learn's English list "
+    "less the words that do claim something: 'first', 'all', 'only', 'not', 'more', ...) and "
+    "the words an answer uses to report what a paper says. Their absence from an abstract "
+    "says nothing.",
+)  # type: ignore[assignment]
+
+LEAD_IN_WORDS: frozenset[str] = _rule(
+    "LEAD_IN_WORDS",
+    frozenset({"yes", "no", "however", "additionally", "furthermore", "moreover", "also"}),
+    frozenset(),
+    "Words a statement may open with that are not part of its claim ('However, ...'): a "
+    "capitalised one is not read as a name the abstract must have.",
+)  # type: ignore[assignment]
+
+CLAIM_WORDS: str = _rule(
+    "CLAIM_WORDS",
+    r"first|always|never|all|every|only|not|no|without|general|any",
+    NEVER,
+    "Words that make a claim a neighbouring sentence cannot lend: a statement saying one of "
+    "them needs it in a sentence close to it, not anywhere in the abstract.",
+)  # type: ignore[assignment]
+
+EARLIER_WORK: str = _rule(
+    "EARLIER_WORK",
+    r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|popular|"
+    r"state-of-the-art|sota|earlier|recent|recently proposed|most|many|several) "
+    r"([\w-]+ ){0,3}(methods?|approaches|works?|"
+    r"techniques|solvers|models|defenses|systems|algorithms|optimi[sz]ers|studies|"
+    r"frameworks)\b|"
+    r"\b[A-Z]{2,}\w* (methods|approaches|techniques|solvers|defenses)\b|\bdespite the promise\b|"
+    r"\b(suffer|suffers|remain|remains) (from )?|\bfail(s)? to\b|\bare (often )?limited\b|"
+    r"\b[A-Z][\w-]+ (and [A-Z][\w-]+ )?et al\b",  # "Jung et al. (2025) introduce ..."
+    NEVER,
+    "A sentence about what earlier methods do or lack ('Existing methods rely on ...', "
+    "'Jung et al. (2025) introduce ...') does not support a statement about the paper.",
+)  # type: ignore[assignment]
+
+# -- complete lists --------------------------------------------------------------------------------
+
+LIST_MIN_SIMILARITY: float = _rule(
+    "LIST_MIN_SIMILARITY",
+    0.66,
+    2.0,
+    "A paper is listed when one of its abstract sentences comes this close to the topic "
+    "(cosine, all-MiniLM-L6-v2); calibrated on the calibration half of the keyword-topical "
+    "queries (python bench/lists.py): the bars with the best mean F1 there.",
+)  # type: ignore[assignment]
+
+LIST_MIN_SIMILARITY_SAID: float = _rule(
+    "LIST_MIN_SIMILARITY_SAID",
+    0.32,
+    2.0,
+    "... or comes within this of it while its abstract says what the topic is about as a "
+    "find question's premise is checked (its names and concepts, three quarters of its "
+    "terms).",
+)  # type: ignore[assignment]
+
+LIST_MARGIN: float = _rule(
+    "LIST_MARGIN",
+    0.25,
+    2.0,
+    "... and is at most this far below the best paper admitted.",
+)  # type: ignore[assignment]
+
+CONCEPTS: tuple[tuple[str, ...], ...] = _rule(
+    "CONCEPTS",
+    (
+        (
+            "reinforcement learning",
+            "rl",
+            "rlhf",
+            "rlvr",
+            "rlaif",
+            "grpo",
+            "ppo",
+            "policy optimization",
+            "policy gradient",
+            "q-learning",
+        ),
+        ("vision-language model", "vision language model", "vlm", "mllm"),
+        (
+            "large language model",
+            "language model",
+            "llm",
+            "lm",
+            "mllm",
+            "multimodal large language model",
+        ),
+        ("graph neural network", "gnn"),
+        ("retrieval-augmented generation", "retrieval augmented generation", "rag"),
+    ),  # fmt: skip
+    (),
+    "Names the field uses for one thing: a topic that says one of them is held by an "
+    "abstract that says another ('reinforcement learning' by 'GRPO'). A name in two groups "
+    "is both things ('MLLM'); a topic that uses it asks for the first.",
+    "icml2026 lists: R3-Refiner for 'Which papers use reinforcement learning to train large "
+    "models?' (its abstract says GRPO and MLLMs)",
+)  # type: ignore[assignment]
+
+PURPOSE: str = _rule(
+    "PURPOSE",
+    "avoid avoids avoiding need needs needing",
+    "",
+    "Why a paper does what the topic says, not what it does ('... to avoid needing labels'): "
+    "not a word a listed paper's abstract must have.",
+)  # type: ignore[assignment]
