@@ -3,13 +3,17 @@
     python bench/rules.py                       # every rule of rag/answer/rules.py
     python bench/rules.py --rules ASKING,GENERIC --sets dev
     python bench/rules.py --out bench/out/rules  # where each run's reports go
+    python bench/rules.py --sets none --labelled   # labelled statements and lists only
 
 Each rule (``rag.answer.rules.RULES``) is set to its ``off`` value before the checks are
 imported, and the extractive backend answers the dev corpora (``eval/run.py --corpus dev``)
 and the bundled faithfulness set, each in a fresh process; every question's pass or fail is
 compared with a run with no rule off. Printed per rule: questions passed per set, and the
-questions that changed (+ now passes, - now fails). A rule that changes nothing has no
-measurement behind it. The test corpora are never run here.
+questions that changed (+ now passes, - now fails). With ``--labelled``, also what the
+extractive answers, quoting the abstracts, do not exercise: the word check's precision and
+recall on the labelled statements (the bundled papers' and the dev corpora's) and the
+lists' on the 13 list questions over the bundled papers. A rule
+that changes nothing has no measurement behind it. The test corpora are never run here.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import runpy
 import subprocess
 import sys
@@ -44,14 +49,51 @@ def load_rules():
     return module
 
 
-def run_one(rule: str, args: list[str]) -> None:
-    """In this process: turn ``rule`` off (``none``: nothing), then run eval/run.py."""
+def run_one(rule: str, script: str, args: list[str]) -> None:
+    """In this process: turn ``rule`` off (``none``: nothing), then run ``script``."""
     rules = load_rules()
     if rule != "none":
         setattr(rules, rule, rules.RULES[rule].off)
     sys.path.insert(0, str(REPO))
-    sys.argv = [str(REPO / "eval" / "run.py"), *args]
-    runpy.run_path(str(REPO / "eval" / "run.py"), run_name="__main__")
+    sys.argv = [str(REPO / script), *args]
+    runpy.run_path(str(REPO / script), run_name="__main__")
+
+
+# what the extractive answers do not exercise: the word check's precision and recall on the
+# labelled statements, the bundled papers' (eval/check_statements.py) and the dev corpora's
+# (bench/calibrate_verifier.py), and the lists' precision and recall on the 13 list
+# questions over the bundled papers (bench/lists.py --bundled-only)
+LABELLED = (
+    ("bundled statements", "eval/check_statements.py", (),
+     re.compile(r"precision ([\d.]+), recall ([\d.]+)")),
+    ("dev statements", "bench/calibrate_verifier.py", (),
+     re.compile(r"word-level check alone \(before\)\s+precision ([\d.]+)\s+recall ([\d.]+)")),
+    ("bundled lists", "bench/lists.py", ("--bundled-only", "--out", "{out}/lists.json"),
+     re.compile(r"find_all\s+([\d.]+)\s+([\d.]+)")),
+)  # fmt: skip
+
+
+def _child(rule: str, script: str, args: list[str]) -> str:
+    done = subprocess.run(
+        [sys.executable, __file__, "--run", rule, script, "--", *args],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{rule}: {script} failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def labelled(rule: str, out: Path) -> dict[str, str]:
+    """labelled set -> "P x R y" with ``rule`` off."""
+    found = {}
+    for name, script, args, pattern in LABELLED:
+        folder = out / rule
+        folder.mkdir(parents=True, exist_ok=True)
+        said = _child(rule, script, [a.format(out=folder) for a in args])
+        match = pattern.search(said)
+        found[name] = f"P {match[1]} R {match[2]}" if match else "?"
+    return found
 
 
 def outcomes(out: Path) -> dict[str, bool]:
@@ -71,13 +113,7 @@ def measure(rule: str, sets: list[str], out: Path, index_dir: Path) -> dict[str,
         args = [*SETS[name], "--llm", "extractive", "--retrievers", "hybrid", "--out", str(folder)]
         if name == "bundled":
             args += ["--index-dir", str(index_dir)]
-        done = subprocess.run(
-            [sys.executable, __file__, "--run", rule, "--", *args],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            raise SystemExit(f"{rule} on {name} failed:\n{done.stderr[-2000:]}")
+        _child(rule, "eval/run.py", args)
         result[name] = outcomes(folder)
     return result
 
@@ -85,22 +121,28 @@ def measure(rule: str, sets: list[str], out: Path, index_dir: Path) -> dict[str,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rules", help="comma-separated rule names (default: all)")
-    parser.add_argument("--sets", default="dev,bundled", help="dev, bundled or both")
+    parser.add_argument("--sets", default="dev,bundled", help=f"of {', '.join(SETS)}")
+    parser.add_argument(
+        "--labelled", action="store_true", help="also the labelled statements and bundled lists"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "rules")
     parser.add_argument("--run", help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else argv
     if "--run" in argv:
         at = argv.index("--run")
-        run_one(argv[at + 1], argv[argv.index("--") + 1 :])
+        run_one(argv[at + 1], argv[at + 2], argv[argv.index("--") + 1 :])
         return 0
     args = parser.parse_args(argv)
     names = args.rules.split(",") if args.rules else list(load_rules().RULES)
-    sets = args.sets.split(",")
+    sets = [s for s in args.sets.split(",") if s in SETS]
     index_dir = args.out / "bundled-index"
     started = time.perf_counter()
     base = measure("none", sets, args.out, index_dir)
-    print("rule | " + " | ".join(f"{s} passed" for s in sets) + " | changed")
-    print("none | " + " | ".join(f"{sum(base[s].values())}/{len(base[s])}" for s in sets) + " |")
+    base_said = labelled("none", args.out) if args.labelled else {}
+    said_heads = list(base_said)
+    print("rule | " + " | ".join([*(f"{s} passed" for s in sets), *said_heads]) + " | changed")
+    counts = [f"{sum(base[s].values())}/{len(base[s])}" for s in sets]
+    print("none | " + " | ".join([*counts, *base_said.values()]) + " |")
     for i, name in enumerate(names, 1):
         got = measure(name, sets, args.out, index_dir)
         changed = [
@@ -109,8 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             for q in base[s]
             if got[s][q] != base[s][q]
         ]
-        counts = " | ".join(f"{sum(got[s].values())}/{len(got[s])}" for s in sets)
-        print(f"{name} | {counts} | {' '.join(changed) or 'nothing'}", flush=True)
+        said = labelled(name, args.out) if args.labelled else {}
+        changed += [n for n in said if said[n] != base_said[n]]
+        counts = [f"{sum(got[s].values())}/{len(got[s])}" for s in sets] + list(said.values())
+        print(f"{name} | {' | '.join(counts)} | {' '.join(changed) or 'nothing'}", flush=True)
         elapsed = time.perf_counter() - started
         print(f"  [{i}/{len(names)} rules, {elapsed / 60:.0f} min]", file=sys.stderr, flush=True)
     return 0

@@ -300,7 +300,10 @@ def says_topic(topic: str, terms: list[str], paper: Paper) -> bool:
 CONCEPTS = rules.CONCEPTS
 _CONCEPT = re.compile(
     r"(?<![\w-])("
-    + "|".join(sorted((re.escape(a) for names in CONCEPTS for a in names), key=len, reverse=True))
+    + (
+        "|".join(sorted((re.escape(a) for names in CONCEPTS for a in names), key=len, reverse=True))
+        or rules.NEVER
+    )
     + r")s?(?![\w-])",
     re.I,
 )
@@ -312,9 +315,8 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
     return _NAMES_OF[match.group(1).lower()]
 
 
-# why a paper does what the topic says, not what it does ("... to avoid needing labels"),
-# and how a question asks for it ("Which papers involve ...", "... try to explain ...")
-_PURPOSE = frozenset(tokenize(f"{rules.PURPOSE} {premises.HOW_ASKED}"))
+# how a question asks for its topic ("Which papers involve ...", "... try to explain ...")
+_PURPOSE = frozenset(tokenize(premises.HOW_ASKED))
 
 
 def topic_words(topic: str) -> list[str]:

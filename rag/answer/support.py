@@ -51,7 +51,6 @@ _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _NAME = re.compile(r"(?<![\w$\\])([A-Za-z][\w²³⁺-]*[A-Z0-9²³][\w²³⁺-]*|[A-Z][a-z]+)(?![\w])")
 _PARENTHESES = re.compile(r"\(([^()]{3,})\)")
 _GENERIC = rules.GENERIC  # words that carry no claim of their own
-_LEAD_IN_WORDS = rules.LEAD_IN_WORDS
 _BOILERPLATE = re.compile(
     r"\b(code|implementation|data(?:set)?s?|models?) (?:is|are) (?:publicly |made )?available|"
     r"github\.com|\\url\{|https?://",
@@ -242,8 +241,6 @@ def names_in(text: str) -> list[str]:
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1:] in ".:;!?(\"'-"
         if re.fullmatch(r"[A-Z][a-z]+", word) and sentence_start:
             continue  # an ordinary word that starts a sentence
-        if word.lower() in _LEAD_IN_WORDS:
-            continue
         names.append(word)
     return names
 
