@@ -109,7 +109,7 @@ def list_topic(question: str) -> str:
 
 def _asks(word: str) -> bool:
     stems = tokenize(word)
-    return bool(stems) and set(stems) <= premises.ASKING_STEMS | GENERIC_STEMS | _PURPOSE
+    return bool(stems) and set(stems) <= premises.ASKING_STEMS | GENERIC_STEMS
 
 
 @dataclass(frozen=True)
@@ -316,13 +316,15 @@ def _concepts(match: re.Match[str]) -> tuple[str, ...]:
 
 
 # how a question asks for its topic ("Which papers involve ...", "... try to explain ...")
-_PURPOSE = frozenset(tokenize(premises.HOW_ASKED))
+_HOW_ASKED_STEMS = frozenset(tokenize(premises.HOW_ASKED))
 
 
 def topic_words(topic: str) -> list[str]:
     """The stems a topic is about (all its words when every one is generic: "evaluation")."""
     stems = tokenize(topic.replace("-", " "))
-    content = [s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS | _PURPOSE]
+    content = [
+        s for s in stems if s not in GENERIC_STEMS | premises.CLAIMING_STEMS | _HOW_ASKED_STEMS
+    ]
     return list(dict.fromkeys(content or stems))
 
 
