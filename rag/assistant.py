@@ -12,6 +12,7 @@ from typing import Any, Unpack
 from .answer import answering, lists, trends
 from .answer.generators import Generator, make_generator
 from .answer.handlers import HANDLERS, Asked, Handler
+from .answer.judge import Judge, ModelJudge
 from .answer.question import parse_filters, rewrite_followup
 from .answer.topics import Topic, TopicCache, selection_key, topics_of
 from .answer.verifier import Verifier
@@ -207,18 +208,25 @@ class Assistant:
         return PaperRetriever(self, checked_k(k, self.settings.retrieval.k), **filters)
 
     def find_all(
-        self, question: str, *, parse: bool = True, **filters: Unpack[FilterArgs]
+        self,
+        question: str,
+        *,
+        parse: bool = True,
+        judge: Judge | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> lists.PaperList:
         """Every paper relevant to a list question ("Which papers ...", "How many papers
         ..."), within the filters (as for ``search``), best first, each with the sentence of
-        its abstract that says why; not the top k."""
+        its abstract that says why; not the top k. ``judge`` (``judge(backend)``): the
+        model that decides which of the closest candidates are asked for; None: the
+        cosine-and-words bars."""
         question = _asked(question)
         if not question.strip():
             raise InputError("the question is empty. Ask which papers do something.")
         corpus = self.retriever.corpus
         found, query = self._filters(question, parse, corpus, **filters)
         vectors = self.retriever.vectors(corpus)
-        return lists.find_all(corpus, self.sentence_vectors, vectors, query, found)
+        return lists.find_all(corpus, self.sentence_vectors, vectors, query, found, judge=judge)
 
     # -- the corpus as data ------------------------------------------------------------------
     def trend(
@@ -434,6 +442,14 @@ class Assistant:
         backend = backend_name(self.settings.llm.backend)
         k = self.settings.retrieval.k
         return self.handler(Asked(query, self, backend, k, filters)).kind
+
+    def judge(self, backend: str | None = None) -> Judge | None:
+        """The model that judges a list's candidates with this backend: the local model's
+        (``checks.judge_lists``); None for a backend whose model cannot be read that way."""
+        if not self.settings.checks.judge_lists:
+            return None
+        llm = getattr(self.generator(backend), "llm", None)
+        return ModelJudge(llm) if hasattr(llm, "yes_or_no") else None
 
     def generator(self, backend: str | None = None) -> Generator:
         """The generator of a backend (``rag.answer.generators``), built once."""

@@ -127,6 +127,15 @@ class RetrievalSettings(_Section):
 
 
 class CheckSettings(_Section):
+    judge_lists: bool = Field(
+        default=True,
+        description=(
+            "With the local model as the backend, a list question's closest candidates are "
+            "read by it, and the list is those it holds to be asked for (rag/answer/judge.py; "
+            "~3.7 s a candidate, six read); false, or another backend: the cosine-and-words "
+            "bars decide."
+        ),
+    )
     verifier: bool = Field(
         default=False,
         description=(

@@ -157,7 +157,7 @@ class PaperList:
 
     def answer(self, asked: Asked) -> Iterator[Event]:
         a = asked.assistant
-        found = a.find_all(asked.query, **asked.filters)
+        found = a.find_all(asked.query, judge=a.judge(asked.backend), **asked.filters)
         if not found.papers:  # answered as a question about the closest papers
             closest = next(h for h in (Comparison(), PaperQuestion()) if h.matches(asked))
             yield from closest.answer(asked, unlisted=found.topic)

@@ -28,8 +28,10 @@ from ..retrieve.search import Filters, dense_top
 from ..text.instructions import abstract_sentences
 from ..types import Answer, Hit, Paper, Step
 from . import answering, rules
+from . import judge as judges
 from . import premise as premises
 from .answering import SentenceVectors
+from .judge import Judge
 from .support import (
     GENERIC_STEMS,
     Abstract,
@@ -188,6 +190,10 @@ class Candidate:
     def relevance(self) -> float:
         return self.scored.relevance
 
+    @property
+    def paper(self) -> Paper:
+        return self.scored.hit.paper
+
 
 def find_all(
     corpus: Corpus,
@@ -196,13 +202,22 @@ def find_all(
     question: str,
     filters: Filters,
     bars: Bars | None = None,
+    judge: Judge | None = None,
 ) -> PaperList:
-    """Every paper within ``filters`` relevant to the list question ``question``."""
+    """Every paper within ``filters`` relevant to the list question ``question``: those the
+    ``judge`` (the local model, ``rag.answer.judge``) holds to be asked for, of the closest
+    candidates; without one, those over the ``bars``."""
     topic = list_topic(question)
     bars = bars or Bars()
     candidates = candidates_for(corpus, sentence_vectors, vectors, topic, filters)
-    admitted = sorted((c for c in candidates if bars.admit(c)), key=lambda c: -c.relevance)
-    floor = admitted[0].relevance - bars.margin if admitted else 0.0
+    closest = sorted(candidates, key=lambda c: -c.relevance)
+    if judge is not None and judges.JUDGED:
+        held = {p.paper_id for p, _ in judges.judged(judge, question, [c.paper for c in closest])}
+        admitted = [c for c in closest if c.paper.paper_id in held]
+        floor = float("-inf")
+    else:
+        admitted = [c for c in closest if bars.admit(c)]
+        floor = admitted[0].relevance - bars.margin if admitted else 0.0
     listed = []
     for c in admitted:
         if c.relevance < floor:

@@ -128,6 +128,25 @@ def _errors() -> list[tuple[tuple[type[Exception], ...], str, type[LLMError]]]:
 _LOCAL_CLASS: Any = None
 
 
+def _chat_prompt(llama: Any, messages: Messages) -> str:
+    """``messages`` as the model's own chat template (stored in the GGUF file) writes them,
+    ready for the assistant's reply; ChatML where the file has none."""
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+        return turns + "<|im_start|>assistant\n"
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def text(token: int) -> str:
+        return llama._model.token_get_text(token) if token != -1 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=template, eos_token=text(llama.token_eos()), bos_token=text(llama.token_bos())
+    )
+    typed: Any = messages  # llama.cpp's typed dicts are these dicts
+    return formatter(messages=typed).prompt
+
+
 def _local_class() -> Any:
     """Defined on first use so that importing this module does not import llama-index."""
     global _LOCAL_CLASS
@@ -177,6 +196,27 @@ def _local_class() -> Any:
                     verbose=False,
                 )
             return self._llama
+
+        def yes_or_no(self, messages: Messages) -> float:
+            """How much likelier the reply to ``messages`` starts "Yes" than "No": the
+            log-odds of the two words as the reply's first token, read from one pass over
+            the prompt (nothing is generated)."""
+            import numpy as np
+
+            with self._lock:
+                llama = self.llama
+                ids = llama.tokenize(_chat_prompt(llama, messages).encode(), False, True)
+                ids = ids[-(self.n_ctx - 1) :]  # the question and the ask are at the end
+                llama.reset()
+                llama.eval(ids)
+                logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),))
+
+                def first(word: str) -> int:
+                    return int(llama.tokenize(word.encode(), False, True)[0])
+
+                yes = [first(w) for w in ("Yes", " Yes", "yes")]
+                no = [first(w) for w in ("No", " No", "no")]
+                return float(np.logaddexp.reduce(logits[yes]) - np.logaddexp.reduce(logits[no]))
 
         def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Any:
             payload = [{"role": str(m.role.value), "content": m.content or ""} for m in messages]

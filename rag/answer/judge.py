@@ -1,0 +1,65 @@
+"""Whether a paper is one a question asks for, as the local model reads its abstract.
+
+A list question ("Which papers study recovering hidden groups of vertices in random
+graphs?") is often put in other words than its papers' abstracts ("community recovery in
+stochastic block models"), and a topic no indexed paper covers sits as close to its nearest
+abstracts, by cosine and by words, as a covered topic does. The local model tells them apart
+far better: asked "Is this paper one of the papers the request asks for?" of each of a
+list's closest candidates, its log-odds of "Yes" over "No" ranks members first (AUC 0.95 on
+the dev corpora's labelled candidates, where the closest sentence's cosine gives 0.83) and
+separates a list some paper answers from a topic none covers by its best candidate (AUC
+0.99, the cosine 0.78). ``bench/list_judge.py`` measures it; docs/lists.md has the figures.
+
+The model only judges: it writes nothing the answer shows. A listed paper is still shown
+with a sentence of its own abstract that the statement check keeps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..types import Paper
+from . import rules
+
+SYSTEM = "You judge whether a paper matches a request, from its abstract alone."
+ASK = "Is this paper one of the papers the request asks for? Answer Yes or No."
+ABSTRACT_CHARS = 4000  # an abstract longer than this is read up to here
+
+# How many of a list's candidates, closest first, the model reads; a list is answered
+# when the best of them reaches ``FIRST`` and holds every one reaching ``MEMBER``
+JUDGED = rules.JUDGED
+FIRST = rules.JUDGE_FIRST
+MEMBER = rules.JUDGE_MEMBER
+
+
+class Judge(Protocol):
+    def member(self, question: str, paper: Paper) -> float:
+        """Log-odds that ``paper`` is one ``question`` asks for (above 0: more likely)."""
+        ...
+
+
+def messages(question: str, paper: Paper) -> list[dict[str, str]]:
+    """What the model reads: the paper's title and abstract, the request, the ask."""
+    abstract = paper.abstract[:ABSTRACT_CHARS]
+    user = f"Title: {paper.title}\nAbstract: {abstract}\n\nRequest: {question}\n{ASK}"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+class ModelJudge:
+    """The judgement of a chat model that can read its log-odds of "Yes" (the local GGUF
+    model: ``LocalLlamaCpp.yes_or_no``)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+
+    def member(self, question: str, paper: Paper) -> float:
+        return float(self.llm.yes_or_no(messages(question, paper)))
+
+
+def judged(judge: Judge, question: str, papers: list[Paper]) -> list[tuple[Paper, float]]:
+    """The papers of ``papers`` (closest first) the judge holds to be ones ``question`` asks
+    for, with their log-odds: none unless the best reaches ``FIRST``."""
+    scores = [(p, judge.member(question, p)) for p in papers[:JUDGED]]
+    if max((s for _, s in scores), default=float("-inf")) < FIRST:
+        return []
+    return [(p, s) for p, s in scores if s >= MEMBER]
