@@ -2,6 +2,7 @@
 
     python bench/lists.py                  # keyword-topical queries + the bundled list questions
     python bench/lists.py --limit-queries 40
+    python bench/lists.py --bundled-only --judge   # the bundled lists judged by the local model
 
 keyword_topical: "papers on <keyword>" within the query's venue (a filter, as a user would
 give it), every paper of that venue listing the keyword as relevant. The queries are split
@@ -58,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index-dir", type=Path, help="default: bench/out/needle-index")
     p.add_argument("--limit-queries", type=int, metavar="N", help="only the first N queries")
     p.add_argument("--bundled-only", action="store_true", help="only the bundled questions")
+    p.add_argument(
+        "--judge",
+        action="store_true",
+        help="the bundled lists judged by the local model (checks.judge_lists), ~5 min",
+    )
     p.add_argument("--out", type=Path, default=indexes.BENCH_OUT / "lists.json")
     return p
 
@@ -169,7 +175,11 @@ def mean_f1_of(
 
 
 def compare(
-    assistant: Assistant, queries: Sequence[Query], label: str, bars: listing.Bars | None = None
+    assistant: Assistant,
+    queries: Sequence[Query],
+    label: str,
+    bars: listing.Bars | None = None,
+    judge: Any = None,
 ) -> dict[str, Any]:
     """Precision, recall and F1 of find_all's set (at ``bars``, else those of ``rag.answer.lists``)
     and of the top 5 and top 10."""
@@ -186,7 +196,7 @@ def compare(
     def found(q: Query) -> list[str]:
         filters = Filters(venue=q.filters.get("venue"))
         papers = listing.find_all(
-            corpus, assistant.sentence_vectors, vectors, q.text, filters, bars
+            corpus, assistant.sentence_vectors, vectors, q.text, filters, bars, judge
         )
         return [p.paper.paper_id for p in papers.papers]
 
@@ -240,9 +250,14 @@ def bundled(args: argparse.Namespace) -> dict[str, Any]:
     rows = list(indexes.read_jsonl(BUNDLED_QUESTIONS))
     queries = [Query(r["id"], r["question"], gold(r["relevant"])) for r in rows]
     unrelated = {r["id"]: set(gold(r["unrelated"])) for r in rows}
-    result = compare(assistant, queries, "bundled list questions")
+    judge = assistant.judge("local") if args.judge else None
+    label = "bundled list questions" + (", judged by the local model" if judge else "")
+    result = compare(assistant, queries, label, judge=judge)
     listed_unrelated = sum(
-        len(unrelated[q.qid] & {p.paper.paper_id for p in assistant.find_all(q.text).papers})
+        len(
+            unrelated[q.qid]
+            & {p.paper.paper_id for p in assistant.find_all(q.text, judge=judge).papers}
+        )
         for q in queries
     )
     print(f"clearly unrelated papers listed: {listed_unrelated}")

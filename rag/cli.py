@@ -259,7 +259,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(json.dumps(answer_json(answer), ensure_ascii=False, indent=2))
         return 0
     if assistant.kind(args.question, **_filters(args)) == "list":
-        found = assistant.find_all(args.question, **_filters(args))
+        found = assistant.find_all(args.question, judge=assistant.judge(), **_filters(args))
         if found.papers:
             _export(args, [p.paper for p in found.papers])
             print_list_page(found, args.page, args.per_page)
