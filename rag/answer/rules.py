@@ -380,6 +380,7 @@ JUDGE_MEMBER: float = _rule(
     float("-inf"),
     "... and holds every candidate whose log-odds reach this. Chosen on the dev lists: mean "
     "recall 0.746, precision 0.819, 28 of 54 lists exact (at 1.5: 0.679 / 0.831, 22).",
-    "iclr2018 list-04 'Which papers try to explain why residual networks or skip connections "
-    "work?': off, every one of the six candidates is listed",
+    "iclr2018, colt2022, aistats2016 lists (python bench/list_judge.py --split dev --grid): "
+    "lowered to 1.0, 31 papers are listed wrongly instead of 17 (precision 0.819 -> 0.763); "
+    "off, every judged candidate with a kept reason sentence is listed",
 )
