@@ -8,7 +8,7 @@ change with it.
 
 from __future__ import annotations
 
-from .answer import answering, judge, lists, support, topics, trends
+from .answer import answering, handlers, judge, lists, support, topics, trends
 from .answer.answering import ANSWER_RULES, SYSTEM_PROMPT, score_hits
 from .answer.llm import local_llm, stream_chat
 from .answer.question import parse_filters
@@ -61,6 +61,7 @@ __all__ = [
     "embedder_path",
     "file_sha256",
     "fuse_scores",
+    "handlers",
     "instructs",
     "judge",
     "lists",

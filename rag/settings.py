@@ -136,6 +136,17 @@ class CheckSettings(_Section):
             "bars decide."
         ),
     )
+    judge_premises: bool = Field(
+        default=True,
+        description=(
+            "With the local model as the backend, a question that describes its paper has "
+            "its closest sources read by it ('is this the paper the question is about?'; "
+            "none: 'no indexed paper does that'), and the paper's abstract ('does it state "
+            "the answer?'; no: 'the abstract does not say'), on top of the word checks "
+            "(rag/answer/judge.py; ~3 s a source); false, or another backend: the word "
+            "checks alone."
+        ),
+    )
     verifier: bool = Field(
         default=False,
         description=(

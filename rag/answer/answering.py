@@ -25,6 +25,7 @@ from ..text.instructions import abstract_sentences
 from ..text.sanitize import safe_text
 from ..text.titles import introduced_names
 from ..types import Answer, Citation, Coverage, Hit, Paper, Removed
+from . import judge as judges
 from . import premise as premises
 from . import rules
 from .support import (
@@ -385,6 +386,40 @@ def _verified_gap(
     words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
     said = f"does not mention {words}" if words else "does not state what the question asks"
     return Gap("unstated", f"{UNSTATED}: the {whose} abstract {said}.", [subject])
+
+
+def judged_gap(
+    question: str, sources: list[Source], gap: Gap | None, judge: judges.Judge
+) -> Gap | None:
+    """``gap`` (the word checks' reading) as the local model's judgement amends it.
+
+    A question that describes its paper instead of naming it is about one of its closest
+    sources only if the model holds one to be it (``judges.IS_IT``): else no indexed paper
+    does what it says, even where the words were found ("Which paper introduces a uniformity
+    tester based on the hinge loss?" of a Huber-loss tester's abstract). A question asked of
+    one paper that the word checks let through is answered only if the model holds that
+    abstract to state the answer (``judges.ANSWERS``). Comparisons, and questions naming
+    more than one paper, are left as they are.
+    """
+    if judges.READ == 0 or (gap is not None and gap.coverage == "no_paper"):
+        return gap
+    named = [s for s in sources if names_paper(question, s.paper)]
+    if len(named) > 1 or premises.compares(question):
+        return gap
+    terms = premises.terms(question, [paper_name(s.paper) for s in named])
+    subject = named[0] if named else None
+    if subject is None:
+        read = sources[: judges.READ]
+        subject = next((s for s in read if judge.is_it(question, s.paper) >= judges.IS_IT), None)
+        if subject is None:
+            return _no_paper(question, terms, sources, premises.short_forms(question))
+    if gap is not None or (premises.asks_to_find(question) and not named):
+        return gap  # which paper: the one held to be it
+    if judge.answers(question, subject.paper) >= judges.ANSWERS:
+        return None
+    whose = paper_name(subject.paper) or subject.paper.title
+    lead = f"{UNSTATED}: the {whose} abstract does not state what the question asks."
+    return Gap("unstated", lead, [subject], names_words=False)
 
 
 def _no_paper(

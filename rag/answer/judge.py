@@ -23,6 +23,8 @@ from . import rules
 
 SYSTEM = "You judge whether a paper matches a request, from its abstract alone."
 ASK = "Is this paper one of the papers the request asks for? Answer Yes or No."
+ASK_IS_IT = "Is this paper the one the question is about? Answer Yes or No."
+ASK_ANSWERS = "Does the abstract state the answer to the question? Answer Yes or No."
 ABSTRACT_CHARS = 4000  # an abstract longer than this is read up to here
 
 # How many of a list's candidates, closest first, the model reads; a list is answered
@@ -30,6 +32,21 @@ ABSTRACT_CHARS = 4000  # an abstract longer than this is read up to here
 JUDGED = rules.JUDGED
 FIRST = rules.JUDGE_FIRST
 MEMBER = rules.JUDGE_MEMBER
+# A question describing its paper has this many of its closest sources read, none of which
+# is the one described below ``IS_IT``; the abstract of the one it asks about does not state
+# the answer below ``ANSWERS``
+READ = rules.JUDGE_READ
+IS_IT = rules.JUDGE_IS_IT
+ANSWERS = rules.JUDGE_ANSWERS
+
+
+def messages(
+    question: str, paper: Paper, ask: str = ASK, label: str = "Request"
+) -> list[dict[str, str]]:
+    """What the model reads: the paper's title and abstract, the request, the ask."""
+    abstract = paper.abstract[:ABSTRACT_CHARS]
+    user = f"Title: {paper.title}\nAbstract: {abstract}\n\n{label}: {question}\n{ask}"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
 class Judge(Protocol):
@@ -37,12 +54,13 @@ class Judge(Protocol):
         """Log-odds that ``paper`` is one ``question`` asks for (above 0: more likely)."""
         ...
 
+    def is_it(self, question: str, paper: Paper) -> float:
+        """Log-odds that ``paper`` is the one ``question`` is about."""
+        ...
 
-def messages(question: str, paper: Paper) -> list[dict[str, str]]:
-    """What the model reads: the paper's title and abstract, the request, the ask."""
-    abstract = paper.abstract[:ABSTRACT_CHARS]
-    user = f"Title: {paper.title}\nAbstract: {abstract}\n\nRequest: {question}\n{ASK}"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    def answers(self, question: str, paper: Paper) -> float:
+        """Log-odds that ``paper``'s abstract states the answer to ``question``."""
+        ...
 
 
 class ModelJudge:
@@ -54,6 +72,12 @@ class ModelJudge:
 
     def member(self, question: str, paper: Paper) -> float:
         return float(self.llm.yes_or_no(messages(question, paper)))
+
+    def is_it(self, question: str, paper: Paper) -> float:
+        return float(self.llm.yes_or_no(messages(question, paper, ASK_IS_IT, "Question")))
+
+    def answers(self, question: str, paper: Paper) -> float:
+        return float(self.llm.yes_or_no(messages(question, paper, ASK_ANSWERS, "Question")))
 
 
 def judged(judge: Judge, question: str, papers: list[Paper]) -> list[tuple[Paper, float]]:

@@ -174,6 +174,7 @@ def _local_class() -> Any:
         temperature: float = 0.0
         _llama: Any = PrivateAttr(default=None)
         _lock: Any = PrivateAttr(default_factory=threading.Lock)
+        _judged_head: list[int] | None = PrivateAttr(default=None)  # by ``yes_or_no``
 
         @property
         def metadata(self) -> LLMMetadata:
@@ -199,16 +200,27 @@ def _local_class() -> Any:
 
         def yes_or_no(self, messages: Messages) -> float:
             """How much likelier the reply to ``messages`` starts "Yes" than "No": the
-            log-odds of the two words as the reply's first token, read from one pass over
-            the prompt (nothing is generated)."""
+            log-odds of the two words as the reply's first token (nothing is generated).
+
+            The prompt is read in two parts: up to the last paragraph (the abstract), then
+            that paragraph (what is asked of it). A head read just before is not read again,
+            so a second question of the same abstract costs its own words only; as each part
+            is always read on its own, the judgement is the same either way."""
             import numpy as np
 
             with self._lock:
                 llama = self.llama
-                ids = llama.tokenize(_chat_prompt(llama, messages).encode(), False, True)
-                ids = ids[-(self.n_ctx - 1) :]  # the question and the ask are at the end
-                llama.reset()
-                llama.eval(ids)
+                prompt = _chat_prompt(llama, messages)
+                cut = prompt.rfind("\n\n") + 2
+                head = llama.tokenize(prompt[:cut].encode(), False, True)
+                tail = llama.tokenize(prompt[cut:].encode(), False, True)
+                head = head[max(0, len(head) + len(tail) - (self.n_ctx - 1)) :]
+                if head != self._judged_head or llama.input_ids[: len(head)].tolist() != head:
+                    llama.reset()
+                    llama.eval(head)
+                    self._judged_head = head
+                llama.n_tokens = len(head)
+                llama.eval(tail)
                 logits = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),))
 
                 def first(word: str) -> int:
@@ -224,6 +236,7 @@ def _local_class() -> Any:
             def gen() -> Iterator[ChatResponse]:
                 text = ""
                 with self._lock:
+                    self._judged_head = None  # what generation reads replaces it
                     pieces = self.llama.create_chat_completion(
                         messages=payload,
                         max_tokens=self.max_tokens,

@@ -384,3 +384,52 @@ JUDGE_MEMBER: float = _rule(
     "lowered to 1.0, 31 papers are listed wrongly instead of 17 (precision 0.819 -> 0.763); "
     "off, every judged candidate with a kept reason sentence is listed",
 )
+
+# -- the local model's judgement of a question asked of one paper (rag.answer.judge) ---------------
+
+JUDGE_READ: int = _rule(
+    "JUDGE_READ",
+    2,
+    0,
+    "With the local model as the backend, a question that describes its paper rather than "
+    "naming it ('Which paper ...?', 'What does the paper that ... report?') has this many "
+    "of its closest sources read, each asked whether it is the paper the question is about "
+    "(0: the word checks alone decide, as with the extractive backend). ~3 s a source.",
+    "colt2022 fp-09 'Which paper proves that adapting to both the comparator norm and the "
+    "gradient norm always costs an additive GU^3 term ...?': on, 'No indexed paper does that' "
+    "(off: the closest papers' sentences, as if one were it)",
+    "iclr2018 fp-03 'What learning-rate schedule does the paper proving that Adam always "
+    "converges on convex problems recommend?': on, 'No indexed paper does that' (off: 'The "
+    "abstract does not say' of the Adam-convergence paper, taken for the one described)",
+)
+
+JUDGE_IS_IT: float = _rule(
+    "JUDGE_IS_IT",
+    1.0,
+    float("-inf"),
+    "... and none of them is when the model's log-odds of 'Yes' stay below this: 'No indexed "
+    "paper does that'. Chosen on the dev corpora (python bench/premise_judge.py --split dev): "
+    "false premises refused 16 -> 25 of 31, one of 80 answerable questions refused more; at "
+    "1.25, 26 of 31, but 5 of 32 facts an abstract does not give are then answered 'no indexed "
+    "paper' (their paper is indexed).",
+    "colt2022 fp-05 'Which paper shows that streaming bandits with O(log K) memory match the "
+    "regret of full-memory algorithms in a single pass?': on, refused (off: the word checks "
+    "find its words in a streaming-bandits abstract)",
+    "aistats2016 fp-05 'What bounds does the paper on non-stationary strategies for general-sum "
+    "cooperative stochastic games with continuous actions prove?': the same",
+)
+
+JUDGE_ANSWERS: float = _rule(
+    "JUDGE_ANSWERS",
+    0.75,
+    float("-inf"),
+    "The paper a question is asked of (named, or the first source held to be the one) is "
+    "read again with 'Does the abstract state the answer to the question?'; below this, 'The "
+    "abstract does not say'. Dev: facts an abstract does not give said unstated 21 -> 29 of 32 "
+    "(with JUDGE_IS_IT), one answerable question more refused; at 1.0, six more are.",
+    "colt2022 uns-04 'Which specific competitive algorithm does Interp use as its robust "
+    "fallback for convex function chasing?': on, 'The abstract does not say' (off: the "
+    "closest sentences, as if they answered)",
+    "aistats2016 uns-06 'What privacy budget epsilon is used in the private causal inference "
+    "experiments?': the same",
+)

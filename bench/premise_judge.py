@@ -1,0 +1,179 @@
+"""What the local model reads of a question asked of one paper, against the word checks.
+
+    python bench/premise_judge.py --split dev     # readings + the thresholds' grid
+    python bench/premise_judge.py --split test    # report only: summary lines
+
+A question asked of one paper presumes something: "Which paper proves a linear convergence
+rate for stochastic L-BFGS on nonconvex objectives?" presumes such a paper is indexed, and
+"What Dice score does the vision transformer for medical image segmentation report?" that
+such a paper is and gives the number. For each question of the corpora's kinds ``specific``,
+``numeric`` (answerable), ``unstated`` (the paper is indexed, the abstract does not give
+it) and ``false_premise`` (no indexed paper is the one described), the product's sources are
+found as the chat finds them, the word checks' verdict is taken (``answering.find_gap``),
+and the local model is asked of the closest sources (``rag.answer.judge``): whether the paper
+is the one the question is about, and whether the abstract states the answer. Printed: the
+AUCs, and what the product's ``answering.judged_gap`` leads with, with the word checks alone
+and judged (per kind: false premises answered "no indexed paper", facts an abstract does not
+give answered "the abstract does not say", answerable questions let through); on dev also
+for other thresholds (``rules.JUDGE_IS_IT``, ``rules.JUDGE_ANSWERS``). The readings are kept
+in bench/out/premise_readings-SPLIT.json; ``--reuse`` reads them again instead of the model.
+~15 min a split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from list_judge import auc  # noqa: E402
+from list_membership import open_corpus  # noqa: E402
+
+from eval.corpora import CORPORA  # noqa: E402
+from rag import Paper  # noqa: E402
+from rag.evaluation import answering, handlers  # noqa: E402
+from rag.evaluation import judge as judges  # noqa: E402
+
+KINDS = ("specific", "numeric", "unstated", "false_premise")
+Key = tuple[str, str, str]  # question, paper id, what is asked
+
+
+class Recording:
+    """The local model's judgement, each reading remembered (and read back with --reuse)."""
+
+    def __init__(self, judge: judges.Judge | None, kept: dict[Key, float]) -> None:
+        self.judge, self.kept = judge, kept
+
+    def _read(self, what: str, question: str, paper: Paper) -> float:
+        key = (question, paper.paper_id, what)
+        if key not in self.kept:
+            assert self.judge is not None, f"no reading kept for {key}: run without --reuse"
+            self.kept[key] = getattr(self.judge, what)(question, paper)
+        return self.kept[key]
+
+    def member(self, question: str, paper: Paper) -> float:
+        return self._read("member", question, paper)
+
+    def is_it(self, question: str, paper: Paper) -> float:
+        return self._read("is_it", question, paper)
+
+    def answers(self, question: str, paper: Paper) -> float:
+        return self._read("answers", question, paper)
+
+
+@dataclass
+class Asked:
+    corpus: str
+    qid: str
+    kind: str
+    text: str
+    sources: list
+    gap: object  # the word checks' Gap or None
+
+    def verdict(self, judge: Recording | None) -> str | None:
+        """What the answer leads with: "refused" (nothing relevant), "no_paper", "unstated"
+        or None (answered)."""
+        if not self.sources:
+            return "refused"
+        gap = self.gap if judge is None else answering.judged_gap(
+            self.text, self.sources, self.gap, judge)  # fmt: skip
+        return gap.coverage if gap is not None else None
+
+    def passed(self, verdict: str | None) -> bool:
+        if self.kind == "false_premise":
+            return verdict in ("no_paper", "refused")
+        if self.kind == "unstated":
+            return verdict == "unstated"
+        return verdict is None
+
+
+def asked(split: str, kept: dict[Key, float], reuse: bool) -> tuple[list[Asked], Recording]:
+    """Every question of the split's corpora with its sources and the word checks' gap, and
+    the judge that reads them (each question read once here, as the product reads it)."""
+    rows: list[Asked] = []
+    recording = Recording(None, kept)
+    for corpus in (c for c in CORPORA if c.split == split):
+        a = open_corpus(corpus.name)
+        if not reuse:
+            recording.judge = a.judge("local", premises=True)
+            assert recording.judge is not None, "the local model cannot judge here"
+        qs = [json.loads(line) for line in corpus.questions.read_text().splitlines()]
+        for q in (q for q in qs if q["kind"] in KINDS):
+            text = q["question"]
+            hits = a.search(text, a.settings.retrieval.k)
+            relevant = handlers.relevant_hits(a, text, hits)
+            if a.reader is not None:
+                relevant = answering.read(relevant, text, a.reader)
+            sources = answering.build_sources(relevant, a.sentence_vectors, question=text)
+            gap = (answering.find_gap(text, sources, a.retriever.corpus.venues, a.verifier)
+                   if sources else None)  # fmt: skip
+            row = Asked(corpus.name, q["id"], q["kind"], text, sources, gap)
+            row.verdict(recording)
+            rows.append(row)
+    return rows, recording
+
+
+def line(label: str, rows: list[Asked], judge: Recording | None) -> str:
+    kinds = sorted({r.kind for r in rows})
+    got = {k: sum(r.passed(r.verdict(judge)) for r in rows if r.kind == k) for k in kinds}
+    return f"{label}: " + ", ".join(
+        f"{k} {got[k]}/{sum(r.kind == k for r in rows)}" for k in kinds)  # fmt: skip
+
+
+def report(rows: list[Asked], recording: Recording, grid: bool) -> None:
+    def best(r: Asked) -> float:
+        read = r.sources[: judges.READ]
+        return max((recording.is_it(r.text, s.paper) for s in read), default=-9.0)
+
+    def first(r: Asked) -> float:
+        return recording.answers(r.text, r.sources[0].paper) if r.sources else -9.0
+
+    answerable = [r for r in rows if r.kind in ("specific", "numeric")]
+    unstated = [r for r in rows if r.kind == "unstated"]
+    false = [r for r in rows if r.kind == "false_premise"]
+    print(f"{len(answerable)} answerable, {len(unstated)} unstated, {len(false)} false premises")
+    held = auc([best(r) for r in answerable + unstated], [best(r) for r in false])
+    print(f"AUC, is it (best of the closest): answerable and unstated over false {held:.3f}")
+    print("AUC, answers (closest): answerable over unstated "
+          f"{auc([first(r) for r in answerable], [first(r) for r in unstated]):.3f}")  # fmt: skip
+    print(line("word checks alone", rows, None))
+    print(line(f"judged (is it {judges.IS_IT}, answers {judges.ANSWERS})", rows, recording))
+    if not grid:
+        return
+    chosen = judges.IS_IT, judges.ANSWERS
+    try:
+        for judges.IS_IT in (0.5, 0.75, 1.0, 1.25, 1.5):
+            for judges.ANSWERS in (float("-inf"), 0.0, 0.5, 0.75, 1.0):
+                print(line(f"  is it {judges.IS_IT}, answers {judges.ANSWERS}", rows, recording))
+    finally:
+        judges.IS_IT, judges.ANSWERS = chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--split", choices=("dev", "test"), required=True)
+    p.add_argument("--reuse", action="store_true", help="the kept readings, not the model")
+    args = p.parse_args(argv)
+    out = REPO / "bench" / "out" / f"premise_readings-{args.split}.json"
+    kept: dict[Key, float] = {}
+    if args.reuse:
+        kept = {tuple(k): v for k, v in json.loads(out.read_text())}  # type: ignore[misc]
+    started = time.perf_counter()
+    rows, recording = asked(args.split, kept, args.reuse)
+    if not args.reuse:
+        print(f"{(time.perf_counter() - started) / len(rows):.1f} s a question read")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps([[list(k), v] for k, v in kept.items()]) + "\n")
+    report(rows, recording, grid=args.split == "dev")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
