@@ -76,6 +76,7 @@ class Asked:
     text: str
     sources: list
     gap: object  # the word checks' Gap or None
+    asking: list[str]  # the index's venues: words that ask, not presume
 
     def verdict(self, judge: Recording | None) -> str | None:
         """What the answer leads with: "refused" (nothing relevant), "no_paper", "unstated"
@@ -83,7 +84,7 @@ class Asked:
         if not self.sources:
             return "refused"
         gap = self.gap if judge is None else answering.judged_gap(
-            self.text, self.sources, self.gap, judge)  # fmt: skip
+            self.text, self.sources, self.gap, judge, self.asking)  # fmt: skip
         return gap.coverage if gap is not None else None
 
     def passed(self, verdict: str | None) -> bool:
@@ -101,9 +102,9 @@ def asked(split: str, kept: dict[Key, float], reuse: bool) -> tuple[list[Asked],
     recording = Recording(None, kept)
     for corpus in (c for c in CORPORA if c.split == split):
         a = open_corpus(corpus.name)
-        if not reuse:
-            recording.judge = a.judge("local", premises=True)
-            assert recording.judge is not None, "the local model cannot judge here"
+        # loaded only if a reading is not kept (with --reuse)
+        recording.judge = a.judge("local", premises=True)
+        assert recording.judge is not None, "the local model cannot judge here"
         qs = [json.loads(line) for line in corpus.questions.read_text().splitlines()]
         for q in (q for q in qs if q["kind"] in KINDS):
             text = q["question"]
@@ -112,9 +113,9 @@ def asked(split: str, kept: dict[Key, float], reuse: bool) -> tuple[list[Asked],
             if a.reader is not None:
                 relevant = answering.read(relevant, text, a.reader)
             sources = answering.build_sources(relevant, a.sentence_vectors, question=text)
-            gap = (answering.find_gap(text, sources, a.retriever.corpus.venues, a.verifier)
-                   if sources else None)  # fmt: skip
-            row = Asked(corpus.name, q["id"], q["kind"], text, sources, gap)
+            venues = list(a.retriever.corpus.venues)
+            gap = answering.find_gap(text, sources, venues, a.verifier) if sources else None
+            row = Asked(corpus.name, q["id"], q["kind"], text, sources, gap, venues)
             row.verdict(recording)
             rows.append(row)
     return rows, recording

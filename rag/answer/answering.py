@@ -389,7 +389,11 @@ def _verified_gap(
 
 
 def judged_gap(
-    question: str, sources: list[Source], gap: Gap | None, judge: judges.Judge
+    question: str,
+    sources: list[Source],
+    gap: Gap | None,
+    judge: judges.Judge,
+    asking: Sequence[str] = (),
 ) -> Gap | None:
     """``gap`` (the word checks' reading) as the local model's judgement amends it.
 
@@ -398,8 +402,9 @@ def judged_gap(
     does what it says, even where the words were found ("Which paper introduces a uniformity
     tester based on the hinge loss?" of a Huber-loss tester's abstract). A question asked of
     one paper that the word checks let through is answered only if the model holds that
-    abstract to state the answer (``judges.ANSWERS``). Comparisons, and questions naming
-    more than one paper, are left as they are.
+    abstract to state the answer (``judges.ANSWERS``); the word checks' gap, when they found
+    one in another source than the one held to be it, is that source's instead. Comparisons,
+    and questions naming more than one paper, are left as they are.
     """
     if judges.READ == 0 or (gap is not None and gap.coverage == "no_paper"):
         return gap
@@ -413,6 +418,8 @@ def judged_gap(
         subject = next((s for s in read if judge.is_it(question, s.paper) >= judges.IS_IT), None)
         if subject is None:
             return _no_paper(question, terms, sources, premises.short_forms(question))
+    if gap is not None and gap.sources != [subject]:
+        gap = find_gap(question, [subject], asking)  # what the words say of that one
     if gap is not None or (premises.asks_to_find(question) and not named):
         return gap  # which paper: the one held to be it
     if judge.answers(question, subject.paper) >= judges.ANSWERS:

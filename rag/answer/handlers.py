@@ -197,7 +197,7 @@ class PaperQuestion:
             return
         gap = answering.find_gap(query, sources, a.retriever.corpus.venues, a.verifier)
         if unlisted is None and (judge := a.judge(asked.backend, premises=True)):
-            gap = answering.judged_gap(query, sources, gap, judge)
+            gap = answering.judged_gap(query, sources, gap, judge, a.retriever.corpus.venues)
         if unlisted is not None and (
             gap is None or gap.coverage != "no_paper" or not gap.names_words
         ):

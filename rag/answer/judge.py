@@ -1,5 +1,10 @@
 """Whether a paper is one a question asks for, as the local model reads its abstract.
 
+Three things are asked of one abstract, each answered by the model's log-odds of "Yes" over
+"No" as its reply's first token: is this paper one of those a list question asks for
+(``member``); is it the paper a question describes (``is_it``); does its abstract state the
+answer to the question (``answers``).
+
 A list question ("Which papers study recovering hidden groups of vertices in random
 graphs?") is often put in other words than its papers' abstracts ("community recovery in
 stochastic block models"), and a topic no indexed paper covers sits as close to its nearest
@@ -9,6 +14,13 @@ list's closest candidates, its log-odds of "Yes" over "No" ranks members first (
 the dev corpora's labelled candidates, where the closest sentence's cosine gives 0.83) and
 separates a list some paper answers from a topic none covers by its best candidate (AUC
 0.99, the cosine 0.78). ``bench/list_judge.py`` measures it; docs/lists.md has the figures.
+
+A question asked of one paper is judged the same way (``answering.judged_gap``): one that
+describes its paper ("What sample complexity does the paper using tensor methods to learn a
+convolutional filter prove?") is answered "No indexed paper does that" when the model holds
+none of its closest sources to be it, where the word checks found its words spread over
+one abstract; and "The abstract does not say" when it holds the abstract not to state the
+answer. ``bench/premise_judge.py`` measures it.
 
 The model only judges: it writes nothing the answer shows. A listed paper is still shown
 with a sentence of its own abstract that the statement check keeps.

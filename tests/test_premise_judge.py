@@ -1,0 +1,149 @@
+"""A question asked of one paper, judged by the local model on top of the word checks: a
+described paper no source is gets "No indexed paper does that", an abstract that does not
+state the answer gets "The abstract does not say" (``answering.judged_gap``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag import Assistant
+from rag.answer import judge as judges
+from rag.testing import ScriptedGenerator
+
+from .conftest import make_assistant
+
+PAPERS = [
+    {
+        "id": "made-up-tester",
+        "title": "Robust Uniformity Testing with the Huber Loss",
+        "abstract": "We study testing whether samples come from the uniform distribution over "
+        "a finite domain. We introduce a tester built on the Huber loss of the empirical "
+        "counts, which is robust to a small fraction of corrupted samples. We prove that its "
+        "sample complexity is optimal up to constant factors. Experiments on synthetic data "
+        "confirm the theory.",
+    },
+    {
+        "id": "made-up-bandit",
+        "title": "Streaming Bandits with Limited Memory",
+        "abstract": "We study multi-armed bandits where arms arrive in a stream and the "
+        "learner can store only a few arms at a time. We give an algorithm that stores a "
+        "single arm and whose regret is within a logarithmic factor of the best algorithm "
+        "with full memory, using several passes over the stream. We show that a single pass "
+        "cannot match that regret.",
+    },
+    {
+        "id": "made-up-changepoint",
+        "title": "Changepoint Detection in Sensor Time Series",
+        "abstract": "We propose a Bayesian method that detects changepoints in multivariate "
+        "sensor time series. It reaches 94.1% F1 on three industrial datasets, ahead of "
+        "kernel and likelihood-ratio baselines.",
+    },
+]
+
+
+class Reader:
+    """The local model's ``yes_or_no`` with fixed log-odds per (title, ask), the same
+    interface as ``LocalLlamaCpp.yes_or_no``; it records what it was asked."""
+
+    def __init__(self, odds: dict[tuple[str, str], float]) -> None:
+        self.odds = odds
+        self.asked: list[tuple[str, str]] = []
+
+    def yes_or_no(self, messages: list[dict[str, str]]) -> float:
+        user = messages[-1]["content"]
+        title = user.split("\n", 1)[0].removeprefix("Title: ")
+        ask = next(a for a in (judges.ASK, judges.ASK_IS_IT, judges.ASK_ANSWERS) if a in user)
+        self.asked.append((title, ask))
+        return self.odds.get((title, ask), -3.0)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory, embedder):
+    folder = tmp_path_factory.mktemp("premises")
+    source = folder / "papers.jsonl"
+    source.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
+    make_assistant(folder / "index", embedder).ingest([source])
+    return folder / "index"
+
+
+def judged(index, embedder, odds, reply: str, **overrides) -> tuple[Assistant, Reader]:
+    writer = ScriptedGenerator(reply)
+    reader = Reader(odds)
+    writer.llm = reader
+    a = make_assistant(index, embedder, "local", generators={"local": writer}, **overrides)
+    return a, reader
+
+
+TESTER = PAPERS[0]["title"]
+DESCRIBED = "Which paper introduces a uniformity tester based on the Huber loss of the counts?"
+ASKED = "What does the Huber-loss uniformity tester do about corrupted samples?"
+
+
+def test_a_described_paper_no_source_is_gets_no_indexed_paper(index, embedder) -> None:
+    # every word of the question is in the tester's abstract: the word checks let it through
+    a, reader = judged(index, embedder, {}, "The tester uses the Huber loss [1].")
+    answer = a.ask(DESCRIBED)
+    assert answer.text.startswith("No indexed paper does that"), answer.text
+    assert answer.coverage == "no_paper"
+    # the closest sources were read, asked whether each is the paper described
+    assert {ask for _, ask in reader.asked} == {judges.ASK_IS_IT}
+    assert 1 <= len(reader.asked) <= judges.READ
+
+
+def test_the_paper_held_to_be_it_answers_when_its_abstract_states_the_answer(
+    index, embedder
+) -> None:
+    sure = {(TESTER, judges.ASK_IS_IT): judges.IS_IT, (TESTER, judges.ASK_ANSWERS): 2.0}
+    a, _ = judged(index, embedder, sure, "The tester uses the Huber loss of the counts [1].")
+    answer = a.ask(DESCRIBED)
+    assert answer.coverage == "answered", answer.text
+    assert [c.paper.paper_id for c in answer.citations] == ["made-up-tester"]
+
+
+def test_an_abstract_that_does_not_state_the_answer_gets_the_abstract_does_not_say(
+    index, embedder
+) -> None:
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): judges.ANSWERS - 0.1}
+    a, reader = judged(index, embedder, odds, "It is robust to a small fraction of them [1].")
+    answer = a.ask(ASKED)
+    assert answer.text.startswith("The abstract does not say"), answer.text
+    assert answer.coverage == "unstated"
+    assert (TESTER, judges.ASK_ANSWERS) in reader.asked
+    # the same abstract, held to state it: answered
+    odds[(TESTER, judges.ASK_ANSWERS)] = judges.ANSWERS
+    a, _ = judged(index, embedder, odds, "It is robust to a small fraction of them [1].")
+    assert a.ask(ASKED).coverage == "answered"
+
+
+def test_only_the_local_model_judges_premises_and_the_setting_turns_it_off(
+    index, embedder
+) -> None:
+    a, reader = judged(index, embedder, {}, "The tester uses the Huber loss of the counts [1].")
+    assert a.ask(DESCRIBED, llm="extractive").coverage == "answered"
+    assert reader.asked == []
+    off, reader = judged(index, embedder, {}, "The tester uses the Huber loss of the counts [1].",
+                         **{"checks.judge_premises": False})  # fmt: skip
+    assert off.ask(DESCRIBED).coverage == "answered"
+    assert reader.asked == []
+
+
+def test_a_comparison_is_not_judged(index, embedder) -> None:
+    a, reader = judged(index, embedder, {}, "One tests uniformity [1]; one plays bandits [2].")
+    a.ask("How do the Huber-loss uniformity tester and the streaming bandits paper differ?")
+    assert reader.asked == []
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("local_llm_file")
+def test_the_local_model_refuses_a_described_paper_the_index_does_not_hold(index, embedder):
+    """The real model: a question whose words are spread over the index's abstracts but
+    describe no paper of it is refused; the paper it does hold is answered."""
+    a = make_assistant(index, embedder, "local")
+    absent = a.ask("What accuracy does the convolutional network for detecting changepoints "
+                   "in video achieve?")  # fmt: skip
+    assert absent.text.startswith("No indexed paper does that"), absent.text
+    held = a.ask("What F1 does the Bayesian changepoint detector for sensor time series reach?")
+    assert held.coverage == "answered", held.text
+    assert "94.1%" in held.text
