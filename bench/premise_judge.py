@@ -128,6 +128,18 @@ def line(label: str, rows: list[Asked], judge: Recording | None) -> str:
         f"{k} {got[k]}/{sum(r.kind == k for r in rows)}" for k in kinds)  # fmt: skip
 
 
+def leads(rows: list[Asked], judge: Recording | None) -> str:
+    """Per kind, how many answers lead with each verdict."""
+    parts = []
+    for kind in sorted({r.kind for r in rows}):
+        counts: dict[str, int] = {}
+        for r in (r for r in rows if r.kind == kind):
+            verdict = r.verdict(judge) or "answered"
+            counts[verdict] = counts.get(verdict, 0) + 1
+        parts.append(f"{kind} " + " ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    return "; ".join(parts)
+
+
 def report(rows: list[Asked], recording: Recording, grid: bool) -> None:
     def best(r: Asked) -> float:
         read = r.sources[: judges.READ]
@@ -146,6 +158,8 @@ def report(rows: list[Asked], recording: Recording, grid: bool) -> None:
           f"{auc([first(r) for r in answerable], [first(r) for r in unstated]):.3f}")  # fmt: skip
     print(line("word checks alone", rows, None))
     print(line(f"judged (is it {judges.IS_IT}, answers {judges.ANSWERS})", rows, recording))
+    print(f"  leads, word checks alone: {leads(rows, None)}")
+    print(f"  leads, judged: {leads(rows, recording)}")
     if not grid:
         return
     chosen = judges.IS_IT, judges.ANSWERS
@@ -170,9 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     rows, recording = asked(args.split, kept, args.reuse)
     if not args.reuse:
         print(f"{(time.perf_counter() - started) / len(rows):.1f} s a question read")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps([[list(k), v] for k, v in kept.items()]) + "\n")
     report(rows, recording, grid=args.split == "dev")
+    out.parent.mkdir(parents=True, exist_ok=True)  # with the readings the AUCs took
+    out.write_text(json.dumps([[list(k), v] for k, v in kept.items()]) + "\n")
     return 0
 
 
