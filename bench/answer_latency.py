@@ -8,7 +8,9 @@ local backend: the time to the first checked statement shown (first visible text
 the finished answer, p50 and max. Then, for the same prompts in the same run, llama.cpp's
 own time (``create_chat_completion(stream=True)`` on the identical messages): its first
 token and its last. Each prompt starts from an empty KV cache on both sides, so neither
-gets the other's prompt for free. Also the verifier's own time per answer (``rag.answer.verifier``).
+gets the other's prompt for free. Also the verifier's own time per answer (``rag.answer.verifier``),
+and the local model's judgements (``rag.answer.judge``: is the paper the one described, does its
+abstract state the answer), which come before the first statement.
 Targets: first visible text p50 <= 6 s, finished answer p50 <= 15 s on an idle machine, the
 verifier <= 0.5 s per answer.
 """
@@ -53,11 +55,23 @@ def main(argv: list[str] | None = None) -> int:
         return chat(messages)
 
     generator.chat = recording  # type: ignore[method-assign]
+    judging = [0.0]  # seconds the model spent judging, all questions
+    reads = type(llm).yes_or_no
+
+    def timed(self: Any, messages: list[dict[str, str]]) -> float:
+        started = time.perf_counter()
+        try:
+            return float(reads(self, messages))
+        finally:
+            judging[0] += time.perf_counter() - started
+
+    type(llm).yes_or_no = timed
     assistant.ask("What does the CSR paper report?")  # loads the model and the index
     print(f"{assistant.stats().papers} papers; {load_average()}")
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     verifying: list[float] = []  # the verifier's seconds per answer
+    judged: list[float] = []  # the model's judgements' seconds per answer
     # the verifier's model, whether it reads sentences (the default) or also judges
     judge = assistant.verifier or assistant.reader
     scorer = judge.model if judge else None
@@ -65,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         llm.llama.reset()
         prompts.clear()
         spent = scorer.seconds if scorer else 0.0
+        judged_before = judging[0]
         started = time.perf_counter()
         first = None
         final = None
@@ -75,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                 final = event
         done = time.perf_counter() - started
         verifying.append((scorer.seconds - spent) if scorer else 0.0)
+        judged.append(judging[0] - judged_before)
         if not prompts or final is None:
             print(f"  (no model call: {question})")
             continue
@@ -99,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
             f"answer ({statistics.median(verifying) / statistics.median(r[1] for r in ours):.0%} "
             "of the finished answer's p50)"
         )
+    print(
+        f"the model's judgements (checks.judge_premises): p50 {statistics.median(judged):.2f}s, "
+        f"max {max(judged):.2f}s per answer, before the first statement"
+    )
     ratio = statistics.median(r[1] for r in ours) / statistics.median(r[1] for r in theirs)
     print(f"finished answer, rag / llama.cpp alone: {ratio:.2f}x  ({load_average()})")
     return 0
