@@ -399,8 +399,9 @@ def judged_gap(
 
     A question that describes its paper instead of naming it is about one of its closest
     sources only if the model holds one to be it (``judges.IS_IT``): else no indexed paper
-    does what it says, even where the words were found ("Which paper introduces a uniformity
-    tester based on the hinge loss?" of a Huber-loss tester's abstract). A question asked of
+    does what it says, even where the words were found ("Which paper shows that streaming
+    bandits with O(log K) memory match the regret of full-memory algorithms in a single
+    pass?" of a multi-pass streaming-bandits abstract). A question asked of
     one paper that the word checks let through is answered only if the model holds that
     abstract to state the answer (``judges.ANSWERS``); the word checks' gap, when they found
     one in another source than the one held to be it, is that source's instead. Comparisons,

@@ -16,11 +16,11 @@ separates a list some paper answers from a topic none covers by its best candida
 0.99, the cosine 0.78). ``bench/list_judge.py`` measures it; docs/lists.md has the figures.
 
 A question asked of one paper is judged the same way (``answering.judged_gap``): one that
-describes its paper ("What sample complexity does the paper using tensor methods to learn a
-convolutional filter prove?") is answered "No indexed paper does that" when the model holds
-none of its closest sources to be it, where the word checks found its words spread over
-one abstract; and "The abstract does not say" when it holds the abstract not to state the
-answer. ``bench/premise_judge.py`` measures it.
+describes its paper ("What bounds does the paper on non-stationary strategies for general-sum
+cooperative stochastic games prove?", of an index holding a zero-sum one) is answered "No
+indexed paper does that" when the model holds none of its closest sources to be it, where
+the word checks found its words spread over one abstract; and "The abstract does not say"
+when it holds the abstract not to state the answer. ``bench/premise_judge.py`` measures it.
 
 The model only judges: it writes nothing the answer shows. A listed paper is still shown
 with a sentence of its own abstract that the statement check keeps.
