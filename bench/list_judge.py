@@ -35,20 +35,32 @@ from rag.evaluation import judge as judges  # noqa: E402
 from rag.evaluation import lists as listing  # noqa: E402
 
 Listed = dict[tuple[str, str], set[str]]
+Key = tuple[str, str, str]  # question, paper id, what is asked
 
 
 class Recording:
-    """A judge that remembers every reading: (question, paper id) -> log-odds."""
+    """A judge that remembers every reading: (question, paper id, what is asked) -> log-odds;
+    ``kept`` readings are read back instead of asking the judge (``None``: all must be)."""
 
-    def __init__(self, judge: judges.Judge) -> None:
+    def __init__(self, judge: judges.Judge | None, kept: dict[Key, float] | None = None) -> None:
         self.judge = judge
-        self.readings: dict[tuple[str, str], float] = {}
+        self.kept: dict[Key, float] = {} if kept is None else kept
+
+    def _read(self, what: str, question: str, paper: Paper) -> float:
+        key = (question, paper.paper_id, what)
+        if key not in self.kept:
+            assert self.judge is not None, f"no reading kept for {key}"
+            self.kept[key] = getattr(self.judge, what)(question, paper)
+        return self.kept[key]
 
     def member(self, question: str, paper: Paper) -> float:
-        key = (question, paper.paper_id)
-        if key not in self.readings:
-            self.readings[key] = self.judge.member(question, paper)
-        return self.readings[key]
+        return self._read("member", question, paper)
+
+    def is_it(self, question: str, paper: Paper) -> float:
+        return self._read("is_it", question, paper)
+
+    def answers(self, question: str, paper: Paper) -> float:
+        return self._read("answers", question, paper)
 
 
 def auc(positives: list[float], negatives: list[float]) -> float:

@@ -33,39 +33,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from list_judge import auc  # noqa: E402
+from list_judge import Key, Recording, auc  # noqa: E402
 from list_membership import open_corpus  # noqa: E402
 
 from eval.corpora import CORPORA  # noqa: E402
-from rag import Paper  # noqa: E402
 from rag.evaluation import answering, handlers  # noqa: E402
 from rag.evaluation import judge as judges  # noqa: E402
 
 KINDS = ("specific", "numeric", "unstated", "false_premise")
-Key = tuple[str, str, str]  # question, paper id, what is asked
-
-
-class Recording:
-    """The local model's judgement, each reading remembered (and read back with --reuse)."""
-
-    def __init__(self, judge: judges.Judge | None, kept: dict[Key, float]) -> None:
-        self.judge, self.kept = judge, kept
-
-    def _read(self, what: str, question: str, paper: Paper) -> float:
-        key = (question, paper.paper_id, what)
-        if key not in self.kept:
-            assert self.judge is not None, f"no reading kept for {key}: run without --reuse"
-            self.kept[key] = getattr(self.judge, what)(question, paper)
-        return self.kept[key]
-
-    def member(self, question: str, paper: Paper) -> float:
-        return self._read("member", question, paper)
-
-    def is_it(self, question: str, paper: Paper) -> float:
-        return self._read("is_it", question, paper)
-
-    def answers(self, question: str, paper: Paper) -> float:
-        return self._read("answers", question, paper)
 
 
 @dataclass
