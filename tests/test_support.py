@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from rag.answer import support
+from rag.answer import premise, rules, support
+from rag.answer.answering import Checker, Source
 from rag.index.embedder import Embedder
+from rag.types import Hit, Paper
 
 TITLE = "Taming Momentum: Stable Adaptive Optimisers"
 ABSTRACT = (
@@ -130,3 +134,92 @@ def test_a_short_form_the_abstract_spells_out_is_the_abstract_s(embedder: Embedd
     paper = made_up(title, text, embedder)
     assert support.unsupported("The GP model is compared with GCNs and ResNet.", paper) == ""
     assert '"GAN"' in support.unsupported("The GP model is compared with a GAN.", paper)
+
+
+def checker(question: str, papers: list[tuple[str, str]], embedder: Embedder) -> Checker:
+    """A checker of answers to ``question`` citing made-up ``papers`` (title, abstract) as
+    sources 1, 2, ..."""
+    sources = []
+    for n, (title, text) in enumerate(papers, start=1):
+        paper = Paper(paper_id=f"p{n}", title=title, abstract=text)
+        abstract = made_up(title, text, embedder)
+        abstract = support.Abstract.of(n, title, text, abstract.vectors, embedder.embed)
+        sources.append(Source(n, Hit(paper, score=1.0), abstract.sentences, abstract))
+    return Checker(sources, embedder, question)
+
+
+TIME_LIMITS = (
+    "Time Limits in Reinforcement Learning",
+    "In reinforcement learning, it is common to let an agent interact for a fixed amount of "
+    "time with its environment before resetting it. We argue that time limits are either part "
+    "of the environment or only used to facilitate learning. In the first case, we propose to "
+    "include a notion of the remaining time as part of the agent's input. In the second case, "
+    "we propose to continue bootstrapping at the end of each partial episode.",
+)
+SENSORS = (
+    "Changepoint Detection in Sensor Time Series",
+    "We propose a Bayesian method that detects changepoints in multivariate sensor time "
+    "series. It reaches 94.1% F1 on three industrial datasets.",
+)
+
+
+def test_the_questions_own_name_for_a_paper_is_not_a_claim(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "the time-limits-in-RL paper" is how the question calls the paper, not something
+    its abstract must say: a statement that calls it so is checked for what it claims."""
+    question = "What do the authors of the time-limits-in-RL paper propose for the first case?"
+    answer = (
+        "The authors of the time-limits-in-RL paper propose to include a notion of the "
+        "remaining time as part of the agent's input in the first case [1]."
+    )
+    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+    check.feed(answer)
+    check.close()
+    assert "time-limits-in-RL paper propose" in check.shown, check.removed()
+    assert [c.paper.paper_id for c in check.citations()] == ["p1"]
+    # with the rule off, the description's words are checked as a claim and the statement goes
+    monkeypatch.setattr(premise, "_DESCRIBED", re.compile(rules.NEVER))
+    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+    check.feed(answer)
+    check.close()
+    assert check.shown == ""
+
+
+def test_the_questions_name_for_a_paper_does_not_carry_another_papers_fact(
+    embedder: Embedder,
+) -> None:
+    question = "What does the time-limits-in-RL paper report?"
+    for marker in ("[1]", "[2]", ""):  # the paper described, the one that says it, none
+        check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+        check.feed(f"The time-limits-in-RL paper reaches 94.1% F1 on three datasets {marker}.")
+        check.close()
+        assert check.shown == "", marker
+    assert "another paper" in check.removed()[0].reason
+
+
+def test_a_description_with_a_detail_the_abstract_lacks_stays_a_claim(embedder: Embedder) -> None:
+    """ "the transformer-based time-limits paper": the abstract says nothing of transformers,
+    so the description is checked as part of what the statement says."""
+    question = "What does the transformer-based time-limits paper propose for the first case?"
+    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+    check.feed(
+        "The transformer-based time-limits paper proposes to include a notion of the remaining "
+        "time as part of the agent's input [1]."
+    )
+    check.close()
+    assert check.shown == "", check.shown
+
+
+def test_a_title_as_the_subject_is_not_a_claim(embedder: Embedder) -> None:
+    """ "Translation Using Monolingual Corpora Only learns ...": "Only" is the title's."""
+    title = "Translation Using Monolingual Corpora Only"
+    text = (
+        "We learn to translate without any parallel data. Sentences of two languages are "
+        "mapped into one latent space by a shared encoder."
+    )
+    paper = made_up(title, text, embedder)
+    subject = f"{title} maps sentences of two languages into one latent space."
+    assert kept(subject, paper, embedder).kept, kept(subject, paper, embedder).reason
+    # the claim word said outside the title is still a claim
+    assert not kept(f"{title} only maps sentences into one latent space.", paper, embedder).kept

@@ -696,11 +696,36 @@ class Checker:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)
         if self.question and repeats(statement, self.question):
             return Verdict(statement, (), reason="it only says the question back")
-        vector = self.embedder.embed_query(plain(statement.text))
-        verdict = judge(statement, vector, self.abstracts, self._embed)
+        checked, described = self._as_the_paper(statement)
+        vector = self.embedder.embed_query(plain(checked.text))
+        verdict = replace(judge(checked, vector, self.abstracts, self._embed), statement=statement)
+        if verdict.kept and described and not set(verdict.sources) <= described[1]:
+            return Verdict(statement, (), reason=f'it says this of "{described[0]}", another paper')
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
+
+    def _as_the_paper(self, statement: Statement) -> tuple[Statement, tuple[str, set[int]] | None]:
+        """The statement to check: one that calls its paper as the question does ("The
+        authors of the time-limits-in-RL paper propose ...") with that description made "the
+        paper", when a source the statement cites (or any, if it cites none) has every term of
+        the description; with the description and the sources that have its terms, which alone
+        may support it. The description is the user's name for the paper, checked as the
+        question's premise, not a claim the statement makes (``rules.DESCRIBED_AS``)."""
+        for phrase in premises.descriptions(self.question):
+            span = premises.described_in(phrase, statement.text)
+            if span is None:
+                continue
+            said = statement.text[span[0] : span[1]]
+            terms, shorts = premises.terms(said), premises.short_forms(said)
+            fits = {n for n, a in self.abstracts.items() if not premises.missing(terms, a, shorts)}
+            if not terms or not fits or (statement.cites and not fits & set(statement.cites)):
+                continue
+            start, end = span
+            the = "The paper" if not statement.text[:start].strip() else "the paper"
+            text = statement.text[:start] + the + statement.text[end:]
+            return replace(statement, text=text), (said, fits)
+        return statement, None
 
     def _described_other(self, statement: Statement, verdict: Verdict) -> str:
         """In a comparison, the question's description of one compared paper ("the SQ lower

@@ -78,6 +78,35 @@ def subjects(question: str) -> list[str]:
     return [new if new.strip() else old for new, old in zip((left, right), sides, strict=True)]
 
 
+# How a question calls a paper it does not name ("the time-limits-in-RL paper", "the work on
+# optimizers playing against no-regret learners in Bayesian games"): ``rules.DESCRIBED_AS``.
+_DESCRIBED = re.compile(rules.DESCRIBED_AS, re.I)
+_DESCRIBED_MIN_WORDS = 4  # "the work on X Y": a description cut shorter says too little
+
+
+def descriptions(question: str) -> list[str]:
+    """The phrases ``question`` calls a paper by without naming it, as written."""
+    return [m.group(0).strip() for m in _DESCRIBED.finditer(question)]
+
+
+def described_in(phrase: str, text: str) -> tuple[int, int] | None:
+    """Where ``text`` calls a paper by ``phrase`` (any case), or by a phrase "the paper on
+    ..." cut short ("the paper on non-stationary strategies" of "the paper on non-stationary
+    strategies for general-sum games prove"); None if it does not."""
+    words = phrase.split()
+    shortest = len(words) if _ends_in_noun(words) else _DESCRIBED_MIN_WORDS
+    for n in range(len(words), shortest - 1, -1):
+        pattern = r"(?<![\w-])" + r"\s+".join(map(re.escape, words[:n])) + r"(?![\w-])"
+        if m := re.search(pattern, text, re.I):
+            return m.span()
+    return None
+
+
+def _ends_in_noun(words: list[str]) -> bool:
+    """ "the X paper": the description ends in what it describes, so is only said whole."""
+    return words[-1].lower() in {"paper", "work", "study", "article"}
+
+
 _NUMERIC = re.compile(
     r"\bhow (?:many|much|large|long|fast|big|small|close|far)\b|"
     r"\bwhat(?: is| are)?(?: the)?(?: exact)? "

@@ -253,6 +253,26 @@ CLAIM_WORDS: str = _rule(
     "(recall 0.846 -> 0.856, 0.707 -> 0.739)",
 )
 
+DESCRIBED_AS: str = _rule(
+    "DESCRIBED_AS",
+    r"\bthe\s+(?:(?!the\b)[\w()'-]+\s+){1,8}?(?:paper|work|study|article)\b|"
+    r"\bthe\s+(?:paper|work|study|article)\s+(?:on|about|that|which|where|proposing|"
+    r"introducing|studying)\s+[^?,;.]+",
+    NEVER,
+    "How a question calls a paper it does not name ('the time-limits-in-RL paper', 'the work "
+    "on optimizers playing against no-regret learners in Bayesian games'). An answer that "
+    "calls the paper so, citing an abstract that has every term of the description, has the "
+    "description checked as 'the paper': it is the user's name for the paper, not a claim "
+    "(the description itself was checked as the question's premise).",
+    "iclr2018 spec-17 'What do the authors of the time-limits-in-RL paper propose for each of "
+    "the two cases of time limits?': off, 'The authors of the time-limits-in-RL paper propose to"
+    " include a notion of the remaining time ...' is removed ('\"time-limits-in-RL\" is not in "
+    "the cited abstract')",
+    "colt2022 spec-10 'What new combinatorial notion of regret is defined in the work on "
+    "optimizers playing against no-regret learners in Bayesian games?': off, the answer naming "
+    "polytope swap regret is removed (the sentence saying it does not say 'no')",
+)
+
 EARLIER_WORK: str = _rule(
     "EARLIER_WORK",
     r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|popular|"
