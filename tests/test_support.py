@@ -223,3 +223,17 @@ def test_a_title_as_the_subject_is_not_a_claim(embedder: Embedder) -> None:
     assert kept(subject, paper, embedder).kept, kept(subject, paper, embedder).reason
     # the claim word said outside the title is still a claim
     assert not kept(f"{title} only maps sentences into one latent space.", paper, embedder).kept
+
+
+def test_two_papers_called_by_the_questions_names_do_not_swap_facts(embedder: Embedder) -> None:
+    """A statement that calls both papers as the question does is checked as written: the
+    names cannot carry one paper's fact over to the other."""
+    question = "How do the time-limits-in-RL paper and the sensor changepoint paper differ?"
+    assert len(premise.descriptions(question)) == 2
+    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+    check.feed(
+        "The time-limits-in-RL paper reaches 94.1% F1 on three industrial datasets, while the "
+        "sensor changepoint paper includes the remaining time in the agent's input [1, 2]."
+    )
+    check.close()
+    assert check.shown == "", check.shown

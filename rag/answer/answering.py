@@ -711,21 +711,25 @@ class Checker:
         paper", when a source the statement cites (or any, if it cites none) has every term of
         the description; with the description and the sources that have its terms, which alone
         may support it. The description is the user's name for the paper, checked as the
-        question's premise, not a claim the statement makes (``rules.DESCRIBED_AS``)."""
-        for phrase in premises.descriptions(self.question):
-            span = premises.described_in(phrase, statement.text)
-            if span is None:
-                continue
-            said = statement.text[span[0] : span[1]]
-            terms, shorts = premises.terms(said), premises.short_forms(said)
-            fits = {n for n, a in self.abstracts.items() if not premises.missing(terms, a, shorts)}
-            if not terms or not fits or (statement.cites and not fits & set(statement.cites)):
-                continue
-            start, end = span
-            the = "The paper" if not statement.text[:start].strip() else "the paper"
-            text = statement.text[:start] + the + statement.text[end:]
-            return replace(statement, text=text), (said, fits)
-        return statement, None
+        question's premise, not a claim the statement makes (``rules.DESCRIBED_AS``). A
+        statement that calls two papers so ("the A paper does X, while the B paper ...") is
+        checked as written."""
+        spans = [
+            span
+            for phrase in premises.descriptions(self.question)
+            if (span := premises.described_in(phrase, statement.text)) is not None
+        ]
+        if len(spans) != 1:
+            return statement, None
+        start, end = spans[0]
+        said = statement.text[start:end]
+        terms, shorts = premises.terms(said), premises.short_forms(said)
+        fits = {n for n, a in self.abstracts.items() if not premises.missing(terms, a, shorts)}
+        if not terms or not fits or (statement.cites and not fits & set(statement.cites)):
+            return statement, None
+        the = "the paper" if statement.text[:start].strip() else "The paper"
+        text = statement.text[:start] + the + statement.text[end:]
+        return replace(statement, text=text), (said, fits)
 
     def _described_other(self, statement: Statement, verdict: Verdict) -> str:
         """In a comparison, the question's description of one compared paper ("the SQ lower
