@@ -696,40 +696,40 @@ class Checker:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)
         if self.question and repeats(statement, self.question):
             return Verdict(statement, (), reason="it only says the question back")
-        checked, described = self._as_the_paper(statement)
+        checked, fits = self._as_the_paper(statement)
         vector = self.embedder.embed_query(plain(checked.text))
         verdict = replace(judge(checked, vector, self.abstracts, self._embed), statement=statement)
-        if verdict.kept and described and not set(verdict.sources) <= described[1]:
-            return Verdict(statement, (), reason=f'it says this of "{described[0]}", another paper')
+        if checked is not statement and not (verdict.kept and set(verdict.sources) <= fits):
+            # not stated by a paper the description fits: checked as written, as any other
+            vector = self.embedder.embed_query(plain(statement.text))
+            verdict = judge(statement, vector, self.abstracts, self._embed)
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
 
-    def _as_the_paper(self, statement: Statement) -> tuple[Statement, tuple[str, set[int]] | None]:
-        """The statement to check: one that calls its paper as the question does ("The
-        authors of the time-limits-in-RL paper propose ...") with that description made "the
-        paper", when a source the statement cites (or any, if it cites none) has every term of
-        the description; with the description and the sources that have its terms, which alone
-        may support it. The description is the user's name for the paper, checked as the
-        question's premise, not a claim the statement makes (``rules.DESCRIBED_AS``). A
-        statement that calls two papers so ("the A paper does X, while the B paper ...") is
-        checked as written."""
+    def _as_the_paper(self, statement: Statement) -> tuple[Statement, set[int]]:
+        """The statement to check first: one that calls its paper as the question does
+        ("The authors of the time-limits-in-RL paper propose ...") with that description made
+        "the paper", when a source it cites (or any, if it cites none) has every term of the
+        description; with the sources that have them, the only ones that may support it so.
+        The description is the user's name for the paper, checked as the question's premise,
+        not a claim the statement makes (``rules.DESCRIBED_AS``). A statement citing several
+        sources, or calling two papers so, is checked as written."""
         spans = [
             span
             for phrase in premises.descriptions(self.question)
             if (span := premises.described_in(phrase, statement.text)) is not None
         ]
-        if len(spans) != 1:
-            return statement, None
+        if len(spans) != 1 or len(set(statement.cites)) > 1:
+            return statement, set()
         start, end = spans[0]
         said = statement.text[start:end]
         terms, shorts = premises.terms(said), premises.short_forms(said)
         fits = {n for n, a in self.abstracts.items() if not premises.missing(terms, a, shorts)}
         if not terms or not fits or (statement.cites and not fits & set(statement.cites)):
-            return statement, None
+            return statement, set()
         the = "the paper" if statement.text[:start].strip() else "The paper"
-        text = statement.text[:start] + the + statement.text[end:]
-        return replace(statement, text=text), (said, fits)
+        return replace(statement, text=statement.text[:start] + the + statement.text[end:]), fits
 
     def _described_other(self, statement: Statement, verdict: Verdict) -> str:
         """In a comparison, the question's description of one compared paper ("the SQ lower
