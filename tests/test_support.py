@@ -251,3 +251,23 @@ def test_a_comparison_citing_both_papers_stands_when_each_states_its_part(
     check.close()
     assert "remaining-time paper includes" in check.shown, check.removed()
     assert {c.paper.paper_id for c in check.citations()} == {"p1", "p2"}
+
+
+def test_a_claim_word_inside_a_compound_is_no_claim(embedder: Embedder) -> None:
+    """ "no-regret learners", "first-order methods": "no" and "first" name a kind here, and
+    need no sentence close to the statement that says them."""
+    title = "Strategizing against Learners in Bayesian Games"
+    text = (
+        "We study repeated games where one player, the learner, employs a no-regret learning "
+        "strategy, while the other, the optimizer, maximizes its utility. The payoffs depend "
+        "on a type drawn from a public distribution. We ask what the optimizer can guarantee "
+        "and whether learning algorithms can cap its payoff. We show these algorithms can be "
+        "implemented efficiently. We define a new combinatorial notion of regret called "
+        "polytope swap regret, of independent interest."
+    )
+    paper = made_up(title, text, embedder)
+    said = "The notion of regret defined in the work on no-regret learners is polytope swap regret."
+    assert kept(said, paper, embedder).kept, kept(said, paper, embedder).reason
+    # the word on its own is still a claim
+    alone = "No notion of regret other than polytope swap regret is defined."
+    assert not kept(alone, paper, embedder).kept

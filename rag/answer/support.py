@@ -404,7 +404,8 @@ def _surface(text: str, stems: list[str]) -> list[str]:
 _EARLIER = re.compile(rules.EARLIER_WORK, re.I)
 _OWN = re.compile(r"\b(we|our|this paper|this work|here)\b", re.I)
 # Words that make a claim a neighbouring sentence cannot lend (``rules.CLAIM_WORDS``).
-_CLAIM = re.compile(rf"\b({rules.CLAIM_WORDS})\b")
+# a word of a compound ("no-regret", "first-order") is no claim of its own
+_CLAIM = re.compile(rf"(?<![\w-])({rules.CLAIM_WORDS})(?![\w-])")
 
 
 def about_earlier_work(sentence: str, name: str | None = "") -> bool:
@@ -495,7 +496,7 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
             return "", f'the cited abstract names "{earlier}" only as earlier work'
     claims = _CLAIM.findall(_without_title(plain(statement), abstract.title).lower())
     near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
-    if any(re.search(rf"\b{c}\b", near) is None for c in claims):
+    if any(re.search(rf"(?<![\w-]){c}(?![\w-])", near) is None for c in claims):
         return "", f'the cited abstract does not say "{claims[0]}"'
     if scope := _narrowed(plain(statement), plain(sentence)):
         return "", scope
