@@ -268,9 +268,9 @@ DESCRIBED_AS: str = _rule(
     "the two cases of time limits?': off, 'The authors of the time-limits-in-RL paper propose to"
     " include a notion of the remaining time ...' is removed ('\"time-limits-in-RL\" is not in "
     "the cited abstract')",
-    "colt2022 spec-10 'What new combinatorial notion of regret is defined in the work on "
-    "optimizers playing against no-regret learners in Bayesian games?': off, the answer naming "
-    "polytope swap regret is removed (the sentence saying it does not say 'no')",
+    "aistats2016 spec-20 'Which optimization techniques does the scalable sparse conditional "
+    "GGM paper use ...?': off, 'The scalable sparse conditional GGM paper uses a Newton method "
+    "for optimization' is removed (the cited abstract does not say 'GGM')",
 )
 
 EARLIER_WORK: str = _rule(
