@@ -163,6 +163,13 @@ SENSORS = (
 )
 
 
+def answered(question: str, answer: str, embedder: Embedder) -> Checker:
+    """The checker after it has read ``answer`` to ``question``, with the time-limits and
+    sensor papers as sources 1 and 2."""
+    check = answered(question, answer, embedder)
+    return check
+
+
 def test_the_questions_own_name_for_a_paper_is_not_a_claim(
     embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -173,16 +180,12 @@ def test_the_questions_own_name_for_a_paper_is_not_a_claim(
         "The authors of the time-limits-in-RL paper propose to include a notion of the "
         "remaining time as part of the agent's input in the first case [1]."
     )
-    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-    check.feed(answer)
-    check.close()
+    check = answered(question, answer, embedder)
     assert "time-limits-in-RL paper propose" in check.shown, check.removed()
     assert [c.paper.paper_id for c in check.citations()] == ["p1"]
     # with the rule off, the description's words are checked as a claim and the statement goes
     monkeypatch.setattr(premise, "_DESCRIBED", re.compile(rules.NEVER))
-    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-    check.feed(answer)
-    check.close()
+    check = answered(question, answer, embedder)
     assert check.shown == ""
 
 
@@ -191,9 +194,11 @@ def test_the_questions_name_for_a_paper_does_not_carry_another_papers_fact(
 ) -> None:
     question = "What does the time-limits-in-RL paper report?"
     for marker in ("[1]", "[2]", ""):  # the paper described, the one that says it, none
-        check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-        check.feed(f"The time-limits-in-RL paper reaches 94.1% F1 on three datasets {marker}.")
-        check.close()
+        check = answered(
+            question,
+            f"The time-limits-in-RL paper reaches 94.1% F1 on three datasets {marker}.",
+            embedder,
+        )
         assert check.shown == "", marker
 
 
@@ -201,12 +206,12 @@ def test_a_description_with_a_detail_the_abstract_lacks_stays_a_claim(embedder: 
     """ "the transformer-based time-limits paper": the abstract says nothing of transformers,
     so the description is checked as part of what the statement says."""
     question = "What does the transformer-based time-limits paper propose for the first case?"
-    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-    check.feed(
+    check = answered(
+        question,
         "The transformer-based time-limits paper proposes to include a notion of the remaining "
-        "time as part of the agent's input [1]."
+        "time as part of the agent's input [1].",
+        embedder,
     )
-    check.close()
     assert check.shown == "", check.shown
 
 
@@ -229,12 +234,12 @@ def test_two_papers_called_by_the_questions_names_do_not_swap_facts(embedder: Em
     names cannot carry one paper's fact over to the other."""
     question = "How do the time-limits-in-RL paper and the sensor changepoint paper differ?"
     assert len(premise.descriptions(question)) == 2
-    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-    check.feed(
+    check = answered(
+        question,
         "The time-limits-in-RL paper reaches 94.1% F1 on three industrial datasets, while the "
-        "sensor changepoint paper includes the remaining time in the agent's input [1, 2]."
+        "sensor changepoint paper includes the remaining time in the agent's input [1, 2].",
+        embedder,
     )
-    check.close()
     assert check.shown == "", check.shown
 
 
@@ -242,13 +247,13 @@ def test_a_comparison_citing_both_papers_stands_when_each_states_its_part(
     embedder: Embedder,
 ) -> None:
     question = "How do the sensor changepoint method and the remaining-time paper differ?"
-    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
-    check.feed(
+    check = answered(
+        question,
         "The sensor changepoint method detects changepoints in multivariate sensor time "
         "series, while the remaining-time paper includes a notion of the remaining time as "
-        "part of the agent's input [1, 2]."
+        "part of the agent's input [1, 2].",
+        embedder,
     )
-    check.close()
     assert "remaining-time paper includes" in check.shown, check.removed()
     assert {c.paper.paper_id for c in check.citations()} == {"p1", "p2"}
 
