@@ -166,7 +166,9 @@ SENSORS = (
 def answered(question: str, answer: str, embedder: Embedder) -> Checker:
     """The checker after it has read ``answer`` to ``question``, with the time-limits and
     sensor papers as sources 1 and 2."""
-    check = answered(question, answer, embedder)
+    check = checker(question, [TIME_LIMITS, SENSORS], embedder)
+    check.feed(answer)
+    check.close()
     return check
 
 
