@@ -405,7 +405,8 @@ _EARLIER = re.compile(rules.EARLIER_WORK, re.I)
 _OWN = re.compile(r"\b(we|our|this paper|this work|here)\b", re.I)
 # Words that make a claim a neighbouring sentence cannot lend (``rules.CLAIM_WORDS``).
 # a word of a compound ("no-regret", "first-order") is no claim of its own
-_CLAIM = re.compile(rf"(?<![\w-])({rules.CLAIM_WORDS})(?![\w-])")
+_ALONE = r"(?<![\w-])({})(?![\w-])"
+_CLAIM = re.compile(_ALONE.format(rules.CLAIM_WORDS))
 
 
 def about_earlier_work(sentence: str, name: str | None = "") -> bool:
@@ -496,7 +497,7 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
             return "", f'the cited abstract names "{earlier}" only as earlier work'
     claims = _CLAIM.findall(_without_title(plain(statement), abstract.title).lower())
     near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
-    if any(re.search(rf"(?<![\w-]){c}(?![\w-])", near) is None for c in claims):
+    if any(re.search(_ALONE.format(c), near) is None for c in claims):
         return "", f'the cited abstract does not say "{claims[0]}"'
     if scope := _narrowed(plain(statement), plain(sentence)):
         return "", scope
