@@ -278,3 +278,22 @@ def test_a_claim_word_inside_a_compound_is_no_claim(embedder: Embedder) -> None:
     # the word on its own is still a claim
     alone = "No notion of regret other than polytope swap regret is defined."
     assert not kept(alone, paper, embedder).kept
+
+
+def test_a_marker_as_the_subject_becomes_the_papers_name(embedder: Embedder) -> None:
+    """ "[1] proposes ..." moved its marker to the end would leave "proposes ..." with no
+    subject: the cited paper's name takes the marker's place."""
+    check = answered(
+        "Which paper proposes to continue bootstrapping at the end of partial episodes?",
+        "[1] proposes to continue bootstrapping at the end of each partial episode.",
+        embedder,
+    )
+    assert check.shown == (
+        "Time Limits in Reinforcement Learning proposes to continue bootstrapping at the end "
+        "of each partial episode [1]."
+    ), check.removed()
+    # a marker before a name is a citation, not a subject
+    assert support.cited_subjects("[2] CLIP is robust.", {2: "X"}) == "[2] CLIP is robust."
+    assert support.cited_subjects("- [2] uses X. [1] adds Y.", {1: "A", 2: "B"}) == (
+        "- B [2] uses X. A [1] adds Y."
+    )

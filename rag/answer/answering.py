@@ -33,6 +33,7 @@ from .support import (
     Statement,
     Verdict,
     about_earlier_work,
+    cited_subjects,
     content_stems,
     is_boilerplate,
     is_lead_in,
@@ -654,6 +655,7 @@ class Checker:
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
         self._titles = [s.paper.title for s in sources]  # headings of listed lines
+        self._names = {s.number: paper_name(s.paper) or s.paper.title for s in sources}
         self.embedder = embedder
         self.raw = ""
         self.verdicts: list[Verdict] = []
@@ -667,10 +669,13 @@ class Checker:
 
     def feed(self, piece: str) -> str:
         self.raw += piece
-        return self._check(split_statements(_complete(self.raw), self._titles))
+        return self._check(self._statements(_complete(self.raw)))
 
     def close(self) -> str:
-        return self._check(split_statements(self.raw, self._titles))
+        return self._check(self._statements(self.raw))
+
+    def _statements(self, text: str) -> list[Statement]:
+        return split_statements(cited_subjects(text, self._names), self._titles)
 
     def _check(self, statements: list[Statement]) -> str:
         fresh = statements[self._seen :]

@@ -19,7 +19,7 @@ Word checks compare stems, so "merges" matches "merging". The thresholds are cal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -626,6 +626,23 @@ def split_statements(text: str, titles: Sequence[str] = ()) -> list[Statement]:
             Statement(s, c, number, bullet if i == 0 else "") for i, (s, c) in enumerate(on_line)
         ]
     return statements
+
+
+# "[1] introduces a tester ...": a marker where the sentence's subject should be, before a
+# word in lower case (the line's start, after a bullet, or after a sentence's end)
+_MARKER_SUBJECT = re.compile(r"(^\s*(?:(?:[-*•]|\d+[.)])\s+)?|[.!?]\s+)\[(\d+)\]\s+(?=[a-z])", re.M)
+
+
+def cited_subjects(text: str, names: Mapping[int, str]) -> str:
+    """The reply with a marker used as a sentence's subject made the name of the source it
+    cites, the marker after it ("[1] introduces X." -> "<title> [1] introduces X."): with
+    the marker moved to the sentence's end, the sentence would have no subject."""
+
+    def named(m: re.Match[str]) -> str:
+        name = names.get(int(m.group(2)))
+        return f"{m.group(1)}{name} [{m.group(2)}] " if name else m.group(0)
+
+    return _MARKER_SUBJECT.sub(named, text)
 
 
 def _title_heading(body: str, titles: Sequence[str]) -> int:
