@@ -62,6 +62,13 @@ class Recording:
     def answers(self, question: str, paper: Paper) -> float:
         return self._read("answers", question, paper)
 
+    def says(self, question: str, paper: Paper, phrase: str) -> float:
+        key = (question, paper.paper_id, f"says {phrase}")
+        if key not in self.kept:
+            assert self.judge is not None, f"no reading kept for {key}"
+            self.kept[key] = self.judge.says(question, paper, phrase)
+        return self.kept[key]
+
 
 def auc(positives: list[float], negatives: list[float]) -> float:
     """The chance a positive scores above a negative (ties count half)."""

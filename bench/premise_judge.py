@@ -2,6 +2,7 @@
 
     python bench/premise_judge.py --split dev     # readings + the thresholds' grid
     python bench/premise_judge.py --split test    # report only: summary lines
+    python bench/premise_judge.py --find --split dev   # the written find questions
 
 A question asked of one paper presumes something: "Which paper proves a linear convergence
 rate for stochastic L-BFGS on nonconvex objectives?" presumes such a paper is indexed, and
@@ -18,6 +19,12 @@ give answered "the abstract does not say", answerable questions let through); on
 for other thresholds (``rules.JUDGE_IS_IT``, ``rules.JUDGE_ANSWERS``). The readings are kept
 in bench/out/premise_readings-SPLIT.json; ``--reuse`` reads them again instead of the model.
 ~15 min a split.
+
+``--find`` reads ``eval/premises/`` instead: per corpus, 24 questions asking which paper does
+something, written from the abstracts alone, 12 that one abstract states in other words
+(kind ``specific``) and 12 near misses that change one detail of an abstract so that no
+paper does it (``false_premise``: a result reversed, a method, dataset, setting or
+application swapped). ~5 min a split.
 """
 
 from __future__ import annotations
@@ -70,7 +77,9 @@ class Asked:
         return verdict is None
 
 
-def asked(split: str, kept: dict[Key, float], reuse: bool) -> tuple[list[Asked], Recording]:
+def asked(
+    split: str, kept: dict[Key, float], reuse: bool, find: bool = False
+) -> tuple[list[Asked], Recording]:
     """Every question of the split's corpora with its sources and the word checks' gap, and
     the judge that reads them (each question read once here, as the product reads it)."""
     rows: list[Asked] = []
@@ -80,7 +89,8 @@ def asked(split: str, kept: dict[Key, float], reuse: bool) -> tuple[list[Asked],
         # loaded only if a reading is not kept (with --reuse)
         recording.judge = a.judge("local", premises=True)
         assert recording.judge is not None, "the local model cannot judge here"
-        qs = [json.loads(line) for line in corpus.questions.read_text().splitlines()]
+        written = REPO / "eval" / "premises" / f"{corpus.name}.jsonl" if find else corpus.questions
+        qs = [json.loads(line) for line in written.read_text().splitlines()]
         for q in (q for q in qs if q["kind"] in KINDS):
             text = q["question"]
             hits = a.search(text, a.settings.retrieval.k)
@@ -129,34 +139,45 @@ def report(rows: list[Asked], recording: Recording, grid: bool) -> None:
     print(f"{len(answerable)} answerable, {len(unstated)} unstated, {len(false)} false premises")
     held = auc([best(r) for r in answerable + unstated], [best(r) for r in false])
     print(f"AUC, is it (best of the closest): answerable and unstated over false {held:.3f}")
-    print("AUC, answers (closest): answerable over unstated "
-          f"{auc([first(r) for r in answerable], [first(r) for r in unstated]):.3f}")  # fmt: skip
+    if unstated:
+        held = auc([first(r) for r in answerable], [first(r) for r in unstated])
+        print(f"AUC, answers (closest): answerable over unstated {held:.3f}")
     print(line("word checks alone", rows, None))
-    print(line(f"judged (is it {judges.IS_IT}, answers {judges.ANSWERS})", rows, recording))
+    bars = (f"is it {judges.IS_IT}, answers {judges.ANSWERS}, which paper: is it "
+            f"{judges.IS_IT_FIND}, says {judges.SAYS}")  # fmt: skip
+    print(line(f"judged ({bars})", rows, recording))
     print(f"  leads, word checks alone: {leads(rows, None)}")
     print(f"  leads, judged: {leads(rows, recording)}")
     if not grid:
         return
-    chosen = judges.IS_IT, judges.ANSWERS
+    chosen = judges.IS_IT, judges.ANSWERS, judges.IS_IT_FIND, judges.SAYS
     try:
+        if not unstated:  # the find questions: the bars of a question asking which paper
+            for judges.IS_IT_FIND in (1.0, 1.25, 1.5, 1.75, 2.0):
+                for judges.SAYS in (float("-inf"), 1.5, 1.75, 2.0, 2.25):
+                    label = f"  which paper: is it {judges.IS_IT_FIND}, says {judges.SAYS}"
+                    print(line(label, rows, recording))
+            return
         for judges.IS_IT in (0.5, 0.75, 1.0, 1.25, 1.5):
             for judges.ANSWERS in (float("-inf"), 0.0, 0.5, 0.75, 1.0):
                 print(line(f"  is it {judges.IS_IT}, answers {judges.ANSWERS}", rows, recording))
     finally:
-        judges.IS_IT, judges.ANSWERS = chosen
+        judges.IS_IT, judges.ANSWERS, judges.IS_IT_FIND, judges.SAYS = chosen
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", choices=("dev", "test"), required=True)
     p.add_argument("--reuse", action="store_true", help="the kept readings, not the model")
+    p.add_argument("--find", action="store_true", help="the written find questions")
     args = p.parse_args(argv)
-    out = REPO / "bench" / "out" / f"premise_readings-{args.split}.json"
+    name = f"{'find' if args.find else 'premise'}_readings-{args.split}.json"
+    out = REPO / "bench" / "out" / name
     kept: dict[Key, float] = {}
     if args.reuse:
         kept = {tuple(k): v for k, v in json.loads(out.read_text())}  # type: ignore[misc]
     started = time.perf_counter()
-    rows, recording = asked(args.split, kept, args.reuse)
+    rows, recording = asked(args.split, kept, args.reuse, args.find)
     if not args.reuse:
         print(f"{(time.perf_counter() - started) / len(rows):.1f} s a question read")
     report(rows, recording, grid=args.split == "dev")

@@ -2,6 +2,7 @@
 
     python eval/verify_questions.py NAME     # eval/questions/NAME.jsonl on eval/corpora/NAME.jsonl
     python eval/verify_questions.py NAME --statements   # eval/statements/NAME.jsonl
+    python eval/verify_questions.py NAME --premises     # eval/premises/NAME.jsonl
 
 Needs only the standard library. A question file passes when every row has a known kind, every
 paper it names is in the corpus, every gold fact is copied from a relevant paper's abstract or
@@ -33,6 +34,8 @@ FIELDS = {
     "id", "question", "relevant", "answerable", "facts", "history", "kind", "note",
 }  # fmt: skip
 STATEMENT_FIELDS = {"paper", "statement", "supported", "kind", "note"}
+PREMISE_FIELDS = {"id", "question", "relevant", "kind", "source", "note"}
+PREMISES_EACH = 12  # questions one abstract states, and near misses none does
 
 
 def normal(text: str) -> str:
@@ -133,12 +136,56 @@ def check_statements(name: str) -> int:
     return 1 if bad else 0
 
 
+def check_premises(name: str) -> int:
+    """The find questions: each asks which paper does something; a ``specific`` one is
+    answered by its ``source`` alone, a ``false_premise`` one changes a detail of its
+    ``source`` so that no paper does it."""
+    texts = load_corpus(name)
+    path = REPO / "eval" / "premises" / f"{name}.jsonl"
+    bad, kinds, ids, sources = 0, Counter(), set(), set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        problems = [f"unknown field {k!r}" for k in row if k not in PREMISE_FIELDS]
+        kind, source = row.get("kind"), row.get("source")
+        if source not in texts:
+            problems.append(f"source {source!r} is not in the corpus")
+        if kind == "specific" and row.get("relevant") != [source]:
+            problems.append("a question one abstract states has its source as relevant")
+        elif kind == "false_premise" and row.get("relevant") != []:
+            problems.append("a near miss has no relevant paper")
+        elif kind not in ("specific", "false_premise"):
+            problems.append(f"kind {kind!r} is not specific or false_premise")
+        if not str(row.get("question", "")).startswith("Which paper "):
+            problems.append('a find question starts "Which paper "')
+        if row.get("id") in ids or source in sources:
+            problems.append("an id or a source is used twice")
+        if not row.get("note"):
+            problems.append("note is empty: say what the abstract states, or what was changed")
+        ids.add(row.get("id"))
+        sources.add(source)
+        kinds[kind] += 1
+        for p in problems:
+            print(f"{path.name}:{number}: {p}")
+        bad += bool(problems)
+    for kind in ("specific", "false_premise"):
+        if kinds[kind] < PREMISES_EACH:
+            print(f"{path.name}: {kinds[kind]} {kind} questions, plan is {PREMISES_EACH}")
+            bad += 1
+    print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", help="corpus name, e.g. iclr2018")
-    parser.add_argument("--statements", action="store_true", help="check the statement file")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--statements", action="store_true", help="check the statement file")
+    which.add_argument("--premises", action="store_true", help="check the find questions")
     args = parser.parse_args(argv)
-    return (check_statements if args.statements else check_questions)(args.name)
+    check = check_statements if args.statements else check_questions
+    return (check_premises if args.premises else check)(args.name)
 
 
 if __name__ == "__main__":

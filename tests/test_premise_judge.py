@@ -63,7 +63,8 @@ class Reader:
     def yes_or_no(self, messages: list[dict[str, str]]) -> float:
         user = messages[-1]["content"]
         title = user.split("\n", 1)[0].removeprefix("Title: ")
-        ask = next(a for a in (judges.ASK, judges.ASK_IS_IT, judges.ASK_ANSWERS) if a in user)
+        says = judges.ASK_SAYS.split("{", 1)[0]  # "does the abstract mention <phrase>"
+        ask = next(a for a in (judges.ASK, judges.ASK_IS_IT, judges.ASK_ANSWERS, says) if a in user)
         self.asked.append((title, ask))
         return self.odds.get((title, ask), -3.0)
 
@@ -104,7 +105,7 @@ def test_a_described_paper_no_source_is_gets_no_indexed_paper(index, embedder) -
 def test_the_paper_held_to_be_it_answers_when_its_abstract_states_the_answer(
     index, embedder
 ) -> None:
-    sure = {(TESTER, judges.ASK_IS_IT): judges.IS_IT, (TESTER, judges.ASK_ANSWERS): 2.0}
+    sure = {(TESTER, judges.ASK_IS_IT): judges.IS_IT_FIND, (TESTER, judges.ASK_ANSWERS): 2.0}
     a, _ = judged(index, embedder, sure, "The tester uses the Huber loss of the counts [1].")
     answer = a.ask(DESCRIBED)
     assert answer.coverage == "answered", answer.text
@@ -124,6 +125,53 @@ def test_an_abstract_that_does_not_state_the_answer_gets_the_abstract_does_not_s
     odds[(TESTER, judges.ASK_ANSWERS)] = judges.ANSWERS
     a, _ = judged(index, embedder, odds, "It is robust to a small fraction of them [1].")
     assert a.ask(ASKED).coverage == "answered"
+
+
+SAYS = judges.ASK_SAYS.split("{", 1)[0]
+# every term but "label" and "noise" is in the tester's abstract: the word checks hold it
+NEAR_MISS = (
+    "Which paper introduces a uniformity tester on the Huber loss of the empirical counts with "
+    "optimal sample complexity under label noise?"
+)
+
+
+def test_a_which_paper_question_needs_its_paper_held_to_be_it_more_surely(index, embedder) -> None:
+    """ "Which paper ...?" presumes one does all it says: the paper held to be it must reach
+    ``IS_IT_FIND``, where a question asked of one paper needs ``IS_IT``."""
+    assert judges.IS_IT < judges.IS_IT_FIND
+    between = (judges.IS_IT + judges.IS_IT_FIND) / 2
+    odds = {(TESTER, judges.ASK_IS_IT): between, (TESTER, judges.ASK_ANSWERS): 2.0}
+    a, _ = judged(index, embedder, odds, "The tester uses the Huber loss of the counts [1].")
+    assert a.ask(DESCRIBED).coverage == "no_paper"
+    a, _ = judged(index, embedder, odds, "It is robust to a small fraction of them [1].")
+    assert a.ask(ASKED).coverage == "answered"
+    odds[(TESTER, judges.ASK_IS_IT)] = judges.IS_IT_FIND
+    a, _ = judged(index, embedder, odds, "The tester uses the Huber loss of the counts [1].")
+    assert a.ask(DESCRIBED).coverage == "answered"
+
+
+def test_a_phrase_of_a_which_paper_question_its_paper_lacks_is_read_by_the_model(
+    index, embedder
+) -> None:
+    """ "... under label noise": two words in a row the abstract has none of. The model is
+    asked whether the abstract says it otherwise; below ``SAYS``, no indexed paper does
+    that, and the answer names the phrase."""
+    odds = {(TESTER, judges.ASK_IS_IT): 3.0, (TESTER, SAYS): judges.SAYS - 0.1}
+    a, reader = judged(index, embedder, odds, "The tester uses the Huber loss [1].")
+    answer = a.ask(NEAR_MISS)
+    assert answer.coverage == "no_paper", answer.text
+    assert answer.text.startswith("No indexed paper does that"), answer.text
+    assert '"label noise"' in answer.text.split("\n", 1)[0]
+    assert (TESTER, SAYS) in reader.asked
+    # the abstract held to say it in other words: answered
+    odds[(TESTER, SAYS)] = judges.SAYS
+    a, _ = judged(index, embedder, odds, "The tester uses the Huber loss of the counts [1].")
+    assert a.ask(NEAR_MISS).coverage == "answered"
+    # a question every word of which the abstract has asks no such thing
+    a, reader = judged(index, embedder, odds, "The tester uses the Huber loss of the counts [1].")
+    odds[(TESTER, judges.ASK_IS_IT)] = 3.0
+    a.ask(DESCRIBED)
+    assert (TESTER, SAYS) not in reader.asked
 
 
 def test_only_the_local_model_judges_premises_and_the_setting_turns_it_off(index, embedder) -> None:

@@ -402,7 +402,9 @@ def judged_gap(
     sources only if the model holds one to be it (``judges.IS_IT``): else no indexed paper
     does what it says, even where the words were found ("Which paper shows that streaming
     bandits with O(log K) memory match the regret of full-memory algorithms in a single
-    pass?" of a multi-pass streaming-bandits abstract). A question asked of
+    pass?" of a multi-pass streaming-bandits abstract). A question asking which paper does
+    something needs the one held to be it at ``judges.IS_IT_FIND``, and each phrase of it
+    that abstract has no word of to be read there otherwise (``_unsaid``). A question asked of
     one paper that the word checks let through is answered only if the model holds that
     abstract to state the answer (``judges.ANSWERS``); the word checks' gap, when they found
     one in another source than the one held to be it, is that source's instead. Comparisons,
@@ -414,21 +416,42 @@ def judged_gap(
     if len(named) > 1 or premises.compares(question):
         return gap
     terms = premises.terms(question, [paper_name(s.paper) for s in named])
+    finds = premises.asks_to_find(question) and not named
     subject = named[0] if named else None
     if subject is None:
         read = sources[: judges.READ]
-        subject = next((s for s in read if judge.is_it(question, s.paper) >= judges.IS_IT), None)
+        bar = judges.IS_IT_FIND if finds else judges.IS_IT
+        subject = next((s for s in read if judge.is_it(question, s.paper) >= bar), None)
         if subject is None:
             return _no_paper(question, terms, sources, premises.short_forms(question))
     if gap is not None and gap.sources != [subject]:
         gap = find_gap(question, [subject], asking)  # what the words say of that one
-    if gap is not None or (premises.asks_to_find(question) and not named):
+    if gap is None and finds:
+        return _unsaid(question, terms, subject, sources, judge)
+    if gap is not None or finds:
         return gap  # which paper: the one held to be it
     if judge.answers(question, subject.paper) >= judges.ANSWERS:
         return None
     whose = paper_name(subject.paper) or subject.paper.title
     lead = f"{UNSTATED}: the {whose} abstract does not state what the question asks."
     return Gap("unstated", lead, [subject], names_words=False)
+
+
+def _unsaid(
+    question: str, terms: Sequence[str], subject: Source, sources: list[Source], judge: judges.Judge
+) -> Gap | None:
+    """A "which paper" question's phrase that the paper held to be it has none of the words
+    of ("semantic role labeling", of a paper that uses its embeddings for other tasks), when
+    the model reads that abstract not to say it in other words either: no indexed paper
+    does that. A near-miss premise swaps one detail; a paraphrase says the same otherwise."""
+    lacking = premises.missing(list(terms), subject.abstract, premises.short_forms(question))
+    for phrase in premises.unsaid_phrases(question, lacking):
+        if judge.says(question, subject.paper, phrase) < judges.SAYS:
+            whose = paper_name(subject.paper) or subject.paper.title
+            said = safe_text(phrase)
+            lead = f'{NO_PAPER}: the closest abstract, {whose}\'s, does not mention "{said}".'
+            return Gap("no_paper", lead, sources)
+    return None
 
 
 def _no_paper(

@@ -1,9 +1,10 @@
 """Whether a paper is one a question asks for, as the local model reads its abstract.
 
-Three things are asked of one abstract, each answered by the model's log-odds of "Yes" over
+Four things are asked of one abstract, each answered by the model's log-odds of "Yes" over
 "No" as its reply's first token: is this paper one of those a list question asks for
 (``member``); is it the paper a question describes (``is_it``); does its abstract state the
-answer to the question (``answers``).
+answer to the question (``answers``); does it say a phrase of the question, in any words
+(``says``).
 
 A list question ("Which papers study recovering hidden groups of vertices in random
 graphs?") is often put in other words than its papers' abstracts ("community recovery in
@@ -20,7 +21,11 @@ describes its paper ("What bounds does the paper on non-stationary strategies fo
 cooperative stochastic games prove?", of an index holding a zero-sum one) is answered "No
 indexed paper does that" when the model holds none of its closest sources to be it, where
 the word checks found its words spread over one abstract; and "The abstract does not say"
-when it holds the abstract not to state the answer. ``bench/premise_judge.py`` measures it.
+when it holds the abstract not to state the answer. A question asking which paper does
+something presumes one does all of it: the paper held to be it must reach a higher bar, and a
+phrase of the question that abstract has none of the words of ("... as features for semantic
+role labeling?", of a paper that uses its embeddings for other tasks) must be one the model
+reads it to say otherwise. ``bench/premise_judge.py`` measures it (``--find``: near misses).
 
 The model only judges: it writes nothing the answer shows. A listed paper is still shown
 with a sentence of its own abstract that the statement check keeps.
@@ -37,6 +42,7 @@ SYSTEM = "You judge whether a paper matches a request, from its abstract alone."
 ASK = "Is this paper one of the papers the request asks for? Answer Yes or No."
 ASK_IS_IT = "Is this paper the one the question is about? Answer Yes or No."
 ASK_ANSWERS = "Does the abstract state the answer to the question? Answer Yes or No."
+ASK_SAYS = "Does the abstract mention {phrase}, or say the same in other words? Answer Yes or No."
 ABSTRACT_CHARS = 4000  # an abstract longer than this is read up to here
 
 # How many of a list's candidates, closest first, the model reads; a list is answered
@@ -50,6 +56,10 @@ MEMBER = rules.JUDGE_MEMBER
 READ = rules.JUDGE_READ
 IS_IT = rules.JUDGE_IS_IT
 ANSWERS = rules.JUDGE_ANSWERS
+# a question asking which paper does something: the one held to be it reaches ``IS_IT_FIND``,
+# and each run of its words that abstract has none of is said there at ``SAYS`` or more
+IS_IT_FIND = rules.JUDGE_IS_IT_FIND
+SAYS = rules.JUDGE_SAYS
 
 
 def messages(
@@ -74,6 +84,10 @@ class Judge(Protocol):
         """Log-odds that ``paper``'s abstract states the answer to ``question``."""
         ...
 
+    def says(self, question: str, paper: Paper, phrase: str) -> float:
+        """Log-odds that ``paper``'s abstract says ``phrase`` of ``question``, in any words."""
+        ...
+
 
 class ModelJudge:
     """The judgement of a chat model that can read its log-odds of "Yes" (the local GGUF
@@ -90,6 +104,10 @@ class ModelJudge:
 
     def answers(self, question: str, paper: Paper) -> float:
         return float(self.llm.yes_or_no(messages(question, paper, ASK_ANSWERS, "Question")))
+
+    def says(self, question: str, paper: Paper, phrase: str) -> float:
+        ask = ASK_SAYS.format(phrase=phrase)
+        return float(self.llm.yes_or_no(messages(question, paper, ask, "Question")))
 
 
 def judged(judge: Judge, question: str, papers: list[Paper]) -> list[tuple[Paper, float]]:

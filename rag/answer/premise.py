@@ -350,6 +350,26 @@ def premise(
     return Premise(tuple(question_terms), tuple(lacking), holds)
 
 
+def unsaid_phrases(question: str, lacking: Iterable[str]) -> list[str]:
+    """The question's runs of two or more terms in a row that are all ``lacking`` (stems an
+    abstract has none of), each with the word after it when that word has a term: "semantic
+    role labeling" of "... features for semantic role labeling?", "air-pollution dataset"."""
+    lacking = set(lacking)
+    words = re.findall(r"[\w'-]+|[^\w\s]", question)
+    stems = [tokenize(w.replace("-", " ")) for w in words]
+    phrases: list[str] = []
+    start = 0
+    while start < len(words):
+        end = start
+        while end < len(words) and stems[end] and set(stems[end]) <= lacking:
+            end += 1
+        if sum(len(s) for s in stems[start:end]) >= 2:
+            tail = end + 1 if end < len(words) and stems[end] else end
+            phrases.append(" ".join(words[start:tail]))
+        start = max(end, start + 1)
+    return phrases
+
+
 def surface(question: str, stems: Iterable[str]) -> list[str]:
     """The question's own words behind some stems ("gpu" -> "GPUs")."""
     words = re.findall(r"(?u)\b[\w-]{2,}\b", question)

@@ -453,3 +453,41 @@ JUDGE_ANSWERS: float = _rule(
     "aistats2016 uns-06 'What privacy budget epsilon is used in the private causal inference "
     "experiments?': the same",
 )
+
+JUDGE_IS_IT_FIND: float = _rule(
+    "JUDGE_IS_IT_FIND",
+    1.5,
+    1.0,
+    "A question asking which paper does something ('Which paper ...?') presumes one does all "
+    "of it, so the paper the model holds to be it must reach this bar (JUDGE_IS_IT for the "
+    "others). On the dev corpora's 72 written find questions (python bench/premise_judge.py "
+    "--find --split dev), the 31 answerable ones the word checks let through read 2.0 or "
+    "more, the 13 near-miss false premises they let through 1.07-3.03; at 1.5, 5 of those 13 "
+    "are refused and no answerable one.",
+    "colt2022 find-f09 'Which paper introduces a degree-heterogeneous stochastic block model "
+    "for directed graphs and recovers two communities ... with a semidefinite programming "
+    "relaxation?': on, 'No indexed paper does that' (off: the greedy-algorithm paper, 1.07)",
+    "aistats2016 find-f08 'Which paper shows, using an abstract biased noisy gradient oracle, "
+    "that existing gradient estimators ... suffice to attain the optimal root-n rate?': the "
+    "same (the abstract shows they do not; 1.47)",
+)
+
+JUDGE_SAYS: float = _rule(
+    "JUDGE_SAYS",
+    2.0,
+    float("-inf"),
+    "A find question whose premise the words and the model let through, but of whose words "
+    "two or more in a row are in no word of that abstract ('semantic role labeling', "
+    "'air-pollution dataset'), has the model asked of each such phrase whether the abstract "
+    "says it, in its own words or others; below this, 'No indexed paper does that', naming "
+    "the phrase. A near-miss false premise swaps one detail for a phrase the abstract lacks; "
+    "a paraphrase says in other words what the abstract says. Dev find questions: the 4 "
+    "answerable ones with such a phrase read 2.30-2.75, the 8 false premises 2.06 and below.",
+    "iclr2018 find-f12 'Which paper derives preposition embeddings by tensor decomposition "
+    "of word-triple counts and uses them as features for semantic role labeling?': on, 'No "
+    'indexed paper does that: ... does not mention "role labeling"\' (off: the preposition '
+    "embeddings paper, held to be it at 2.17)",
+    "colt2022 find-f11 'Which paper proves tight statistical query lower bounds for learning "
+    "halfspaces under random classification noise ...?': the same (the abstract's noise is "
+    "Massart's)",
+)
