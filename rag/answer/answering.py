@@ -178,6 +178,15 @@ def paper_name(paper: Paper) -> str:
     return method_name(paper.title)
 
 
+def _whose(paper: Paper, possessive: str = "") -> str:
+    """How a lead calls a paper: its method's name ("WRPN", "WRPN's"), else its title in
+    quotes ('"Do GANs learn the distribution? Some Theory and Empirics"', 'that of "..."'):
+    a title's own "?" or words would run into the lead's."""
+    if name := paper_name(paper):
+        return f"{name}'{possessive}" if possessive else name
+    return f'that of "{paper.title}"' if possessive else f'"{paper.title}"'
+
+
 def names_paper(question: str, paper: Paper) -> bool:
     """The question names the paper's method: its title's name or one its abstract introduces
     ("R3-Refiner" names the paper that proposes R³-Refiner)."""
@@ -330,7 +339,7 @@ def find_gap(
             return None
         return _no_paper(question, found.terms, sources, shorts)
     subject = named[0] if named else _best_covering(terms, sources, shorts)
-    whose = paper_name(subject.paper) or subject.paper.title
+    whose = _whose(subject.paper)
     if premises.asks_limitations(question) and not premises.own_limitations(subject.abstract):
         lead = f"{UNSTATED}: the {whose} abstract states no limitation of its own."
         return Gap("unstated", lead, [subject])
@@ -339,7 +348,8 @@ def find_gap(
         # the paper the question describes is not the closest one, which lacks most of it:
         # no indexed paper is the one described
         words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
-        lead = f"{NO_PAPER}: the closest abstract, {whose}'s, does not mention {words}."
+        closest = _whose(subject.paper, "s")
+        lead = f"{NO_PAPER}: the closest abstract, {closest}, does not mention {words}."
         return Gap("no_paper", lead, sources)
     lacks_name = any(not premises.has_phrase(subject.abstract, p) for p in required)
     numeric = premises.asks_number(question) and _states_a_number(question, subject)
@@ -382,7 +392,7 @@ def _verified_gap(
     subject = named[0] if named else max(sources, key=lambda s: readings[s.number].logit)
     if readings[subject.number].logit >= verifier.threshold("answers"):
         return None
-    whose = paper_name(subject.paper) or subject.paper.title
+    whose = _whose(subject.paper)
     lacking = premises.missing(terms, subject.abstract)
     words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
     said = f"does not mention {words}" if words else "does not state what the question asks"
@@ -432,7 +442,7 @@ def judged_gap(
         return gap  # which paper: the one held to be it
     if judge.answers(question, subject.paper) >= judges.ANSWERS:
         return None
-    whose = paper_name(subject.paper) or subject.paper.title
+    whose = _whose(subject.paper)
     lead = f"{UNSTATED}: the {whose} abstract does not state what the question asks."
     return Gap("unstated", lead, [subject], names_words=False)
 
@@ -447,9 +457,8 @@ def _unsaid(
     lacking = premises.missing(list(terms), subject.abstract, premises.short_forms(question))
     for phrase in premises.unsaid_phrases(question, lacking):
         if judge.says(question, subject.paper, phrase) < judges.SAYS:
-            whose = paper_name(subject.paper) or subject.paper.title
-            said = safe_text(phrase)
-            lead = f'{NO_PAPER}: the closest abstract, {whose}\'s, does not mention "{said}".'
+            closest, said = _whose(subject.paper, "s"), safe_text(phrase)
+            lead = f'{NO_PAPER}: the closest abstract, {closest}, does not mention "{said}".'
             return Gap("no_paper", lead, sources)
     return None
 
