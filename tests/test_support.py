@@ -284,7 +284,7 @@ def test_a_marker_as_the_subject_becomes_the_papers_name(embedder: Embedder) -> 
     """ "[1] proposes ..." moved its marker to the end would leave "proposes ..." with no
     subject: the cited paper's name takes the marker's place."""
     check = answered(
-        "Which paper proposes to continue bootstrapping at the end of partial episodes?",
+        "What does the paper on time limits propose for partial episodes?",
         "[1] proposes to continue bootstrapping at the end of each partial episode.",
         embedder,
     )
@@ -297,3 +297,18 @@ def test_a_marker_as_the_subject_becomes_the_papers_name(embedder: Embedder) -> 
     assert support.cited_subjects("- [2] uses X. [1] adds Y.", {1: "A", 2: "B"}) == (
         "- B [2] uses X. A [1] adds Y."
     )
+
+
+def test_a_paper_named_before_the_questions_words_only_says_the_question_back(
+    embedder: Embedder,
+) -> None:
+    """ "<title> proposes <the question's words>" answers nothing: the title is the paper's
+    name, not content of its own."""
+    question = "Which paper proposes to continue bootstrapping at the end of each partial episode?"
+    check = answered(
+        question,
+        "[1] proposes to continue bootstrapping at the end of each partial episode.",
+        embedder,
+    )
+    assert check.shown == "", check.shown
+    assert [r.reason for r in check.removed()] == ["it only says the question back"]

@@ -45,6 +45,7 @@ from .support import (
     repeats,
     speaks_of_itself,
     split_statements,
+    without_title,
 )
 from .verifier import Verifier, passage
 
@@ -731,7 +732,7 @@ class Checker:
 
     def _judge(self, statement: Statement) -> Verdict:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)
-        if self.question and repeats(statement, self.question):
+        if self.question and repeats(self._unnamed(statement), self.question):
             return Verdict(statement, (), reason="it only says the question back")
         checked, fits = self._as_the_paper(statement)
         vector = self.embedder.embed_query(plain(checked.text))
@@ -743,6 +744,15 @@ class Checker:
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
+
+    def _unnamed(self, statement: Statement) -> Statement:
+        """The statement without the sources' titles and names: "<title> argues that <the
+        question's words>" only says the question back."""
+        text = statement.text
+        for source in self.sources.values():
+            for name in (source.paper.title, paper_name(source.paper)):
+                text = without_title(text, name) if name else text
+        return replace(statement, text=text)
 
     def _as_the_paper(self, statement: Statement) -> tuple[Statement, set[int]]:
         """The statement to check first: one that calls its paper as the question does

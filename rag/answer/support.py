@@ -465,7 +465,7 @@ def _facts_in(statement: str, abstract: Abstract, index: int) -> bool:
     return bool(facts) and all(f in held or _flat(f) in flat for f in facts)
 
 
-def _without_title(statement: str, title: str) -> str:
+def without_title(statement: str, title: str) -> str:
     """A statement without the cited paper's title, before it ("Title: sentence") or as its
     subject ("Title learns to ..."): the title is the paper's name, not a claim ("...
     Corpora Only" claims no "only")."""
@@ -495,7 +495,7 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
             return "", "the cited abstract says this of earlier work, not of this paper"
         if earlier := _named_as_earlier_work(statement, abstract):
             return "", f'the cited abstract names "{earlier}" only as earlier work'
-    claims = _CLAIM.findall(_without_title(plain(statement), abstract.title).lower())
+    claims = _CLAIM.findall(without_title(plain(statement), abstract.title).lower())
     near = " ".join([plain(sentence), *_near(statement, vector, abstract)]).lower()
     if any(re.search(_ALONE.format(c), near) is None for c in claims):
         return "", f'the cited abstract does not say "{claims[0]}"'
