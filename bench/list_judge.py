@@ -46,11 +46,11 @@ class Recording:
         self.judge = judge
         self.kept: dict[Key, float] = {} if kept is None else kept
 
-    def _read(self, what: str, question: str, paper: Paper) -> float:
-        key = (question, paper.paper_id, what)
+    def _read(self, what: str, question: str, paper: Paper, *more: str) -> float:
+        key = (question, paper.paper_id, " ".join((what, *more)))
         if key not in self.kept:
             assert self.judge is not None, f"no reading kept for {key}"
-            self.kept[key] = getattr(self.judge, what)(question, paper)
+            self.kept[key] = getattr(self.judge, what)(question, paper, *more)
         return self.kept[key]
 
     def member(self, question: str, paper: Paper) -> float:
@@ -63,11 +63,7 @@ class Recording:
         return self._read("answers", question, paper)
 
     def says(self, question: str, paper: Paper, phrase: str) -> float:
-        key = (question, paper.paper_id, f"says {phrase}")
-        if key not in self.kept:
-            assert self.judge is not None, f"no reading kept for {key}"
-            self.kept[key] = self.judge.says(question, paper, phrase)
-        return self.kept[key]
+        return self._read("says", question, paper, phrase)
 
 
 def auc(positives: list[float], negatives: list[float]) -> float:

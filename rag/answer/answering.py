@@ -689,6 +689,8 @@ class Checker:
         self.abstracts = {s.number: s.abstract for s in sources}
         self._titles = [s.paper.title for s in sources]  # headings of listed lines
         self._names = {s.number: paper_name(s.paper) or s.paper.title for s in sources}
+        # what a statement may call its papers by, which is no content of its own
+        self._called = [n for s in sources for n in (s.paper.title, paper_name(s.paper)) if n]
         self.embedder = embedder
         self.raw = ""
         self.verdicts: list[Verdict] = []
@@ -749,9 +751,8 @@ class Checker:
         """The statement without the sources' titles and names: "<title> argues that <the
         question's words>" only says the question back."""
         text = statement.text
-        for source in self.sources.values():
-            for name in (source.paper.title, paper_name(source.paper)):
-                text = without_title(text, name) if name else text
+        for name in self._called:
+            text = without_title(text, name)
         return replace(statement, text=text)
 
     def _as_the_paper(self, statement: Statement) -> tuple[Statement, set[int]]:
