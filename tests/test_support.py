@@ -312,3 +312,46 @@ def test_a_paper_named_before_the_questions_words_only_says_the_question_back(
     )
     assert check.shown == "", check.shown
     assert [r.reason for r in check.removed()] == ["it only says the question back"]
+
+
+SEPARATION = (
+    "A Median Tester for Symmetry",
+    "We study testing whether a distribution is symmetric about zero. We show that the sign "
+    "tester achieves the optimal constant in the number of standard deviations of separation "
+    "between symmetric and asymmetric inputs. We then introduce a median tester and show that "
+    "it not only matches this separation, but also has lighter tails.",
+)
+
+
+def test_a_paraphrase_borrowing_the_questions_premise_is_removed(embedder: Embedder) -> None:
+    """Asked what the median tester "loses relative to" the sign tester (it matches it), a
+    statement that says so with the abstract's other words is the question's premise said
+    back: two of the question's words the abstract has none of are more than a paraphrase
+    may borrow from it."""
+    question = "What constant does the median tester lose relative to the sign tester?"
+    statement = (
+        "The sign tester achieves the optimal constant in the number of standard deviations of "
+        "separation between symmetric and asymmetric inputs, which the median tester loses "
+        "relative to it [1]."
+    )
+    check = checker(question, [SEPARATION], embedder)
+    check.feed(statement)
+    check.close()
+    assert check.shown == ""
+    assert [r.reason for r in check.removed()] == [
+        'the cited abstract does not say "loses", "relative", the question\'s words'
+    ]
+    # read as close as can be to its sentence, the statement is within the paraphrase
+    # allowance: only the question's words tell it apart
+    paper = made_up(*SEPARATION, embedder)
+    asked = frozenset(support.content_stems(question))
+    assert support.check(statement, paper.vectors[1], paper)[0]
+    assert support.check(statement, paper.vectors[1], paper, asked)[0] == ""
+    # one borrowed word of the question is a paraphrase ("attains" for "achieves")
+    check = checker("Which constant does the sign tester attain?", [SEPARATION], embedder)
+    check.feed(
+        "The sign tester attains the optimal constant in the number of standard deviations of "
+        "separation between symmetric and asymmetric inputs [1]."
+    )
+    check.close()
+    assert check.shown.startswith("The sign tester attains"), check.removed()

@@ -691,6 +691,10 @@ class Checker:
         self._names = {s.number: paper_name(s.paper) or s.paper.title for s in sources}
         # what a statement may call its papers by, which is no content of its own
         self._called = [n for s in sources for n in (s.paper.title, paper_name(s.paper)) if n]
+        # the question's words, less those it calls its papers by: a paraphrase borrowing
+        # them where its abstract has none says the question's premise back
+        described = {w for d in premises.descriptions(question) for w in tokenize(d)}
+        self._asked = frozenset(content_stems(question)) - described
         self.embedder = embedder
         self.raw = ""
         self.verdicts: list[Verdict] = []
@@ -738,11 +742,12 @@ class Checker:
             return Verdict(statement, (), reason="it only says the question back")
         checked, fits = self._as_the_paper(statement)
         vector = self.embedder.embed_query(plain(checked.text))
-        verdict = replace(judge(checked, vector, self.abstracts, self._embed), statement=statement)
+        verdict = judge(checked, vector, self.abstracts, self._embed, self._asked)
+        verdict = replace(verdict, statement=statement)
         if checked is not statement and not (verdict.kept and set(verdict.sources) <= fits):
             # not stated by a paper the description fits: checked as written, as any other
             vector = self.embedder.embed_query(plain(statement.text))
-            verdict = judge(statement, vector, self.abstracts, self._embed)
+            verdict = judge(statement, vector, self.abstracts, self._embed, self._asked)
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict

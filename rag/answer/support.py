@@ -34,6 +34,7 @@ from . import rules
 SIMILARITY_MIN = rules.SIMILARITY_MIN  # cosine between a statement and its closest sentence
 FACT_SIMILARITY_MIN = rules.FACT_SIMILARITY_MIN  # ... when it holds the statement's facts
 PARAPHRASE_ALLOWANCE = rules.PARAPHRASE_ALLOWANCE
+QUESTION_ALLOWANCE = rules.QUESTION_ALLOWANCE
 
 MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
 # a number alone ("6.2", "28,000", "28k", "2x"), or inside a name ("CIFAR-100")
@@ -475,8 +476,12 @@ def without_title(statement: str, title: str) -> str:
     return re.sub(rf"(?<!\w){re.escape(name)}(?!\w):?", " ", statement, flags=re.I)
 
 
-def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, str]:
-    """(the sentence of ``abstract`` that states ``statement``, "") or ("", why not)."""
+def check(
+    statement: str, vector: np.ndarray, abstract: Abstract, asked: frozenset[str] = frozenset()
+) -> tuple[str, str]:
+    """(the sentence of ``abstract`` that states ``statement``, "") or ("", why not).
+    ``asked``: the question's stems, of which a paraphrase may borrow only
+    ``rules.QUESTION_ALLOWANCE`` that the abstract has none of."""
     reason = unsupported(statement, abstract)
     if reason:
         return "", reason
@@ -486,6 +491,10 @@ def check(statement: str, vector: np.ndarray, abstract: Abstract) -> tuple[str, 
     ):
         return "", "no sentence of the cited abstract states it"
     extra = unstated_words(statement, abstract)
+    echoed = [w for w in extra if w in asked]
+    if len(echoed) > QUESTION_ALLOWANCE:
+        words = ", ".join(_surface(statement, echoed))
+        return "", f"the cited abstract does not say {words}, the question's words"
     if len(extra) > allowed_words(similarity):
         words = ", ".join(_surface(statement, extra))
         return "", f"the cited abstract does not say {words}"
@@ -533,6 +542,7 @@ def judge(
     vector: np.ndarray,
     abstracts: dict[int, Abstract],
     embed: Callable[[list[str]], np.ndarray] | None = None,
+    asked: frozenset[str] = frozenset(),
 ) -> Verdict:
     """Keep a statement that a cited abstract supports; else move it to a source that does;
     else, for a comparison ("A does X, while B does Y"), keep it when each part is stated by
@@ -545,14 +555,14 @@ def judge(
         return Verdict(statement, (), reason="it speaks of several papers at once")
     first_reason = ""
     for abstract in [*cited, *others]:
-        sentence, reason = check(statement.text, vector, abstract)
+        sentence, reason = check(statement.text, vector, abstract, asked)
         if sentence:
             return Verdict(statement, (abstract.number,), (sentence,))
         if (abstract in cited or not cited) and not first_reason:
             first_reason = reason
     parts = _CLAUSE.split(statement.text)
     if embed is not None and len(parts) > 1:
-        found = _each_part(parts, embed(parts), [*cited, *others])
+        found = _each_part(parts, embed(parts), [*cited, *others], asked)
         if found:
             first: dict[int, str] = {}  # each source, in the order the parts name them,
             for number, sentence in found:  # with the first sentence it lends
@@ -581,14 +591,13 @@ _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and also)\s+|;\s+|,\s+and\s+(?=
 
 
 def _each_part(
-    parts: list[str], vectors: np.ndarray, abstracts: list[Abstract]
+    parts: list[str], vectors: np.ndarray, abstracts: list[Abstract], asked: frozenset[str]
 ) -> list[tuple[int, str]]:
     """For each part of a compound statement, a source that states it; [] if one has none."""
     found = []
     for part, vector in zip(parts, vectors, strict=True):
-        support = next(
-            ((a.number, s) for a in abstracts for s, _ in [check(part, vector, a)] if s), None
-        )
+        stated = ((a.number, check(part, vector, a, asked)[0]) for a in abstracts)
+        support = next(((n, s) for n, s in stated if s), None)
         if support is None:
             return []
         found.append(support)
