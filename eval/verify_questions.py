@@ -3,6 +3,7 @@
     python eval/verify_questions.py NAME     # eval/questions/NAME.jsonl on eval/corpora/NAME.jsonl
     python eval/verify_questions.py NAME --statements   # eval/statements/NAME.jsonl
     python eval/verify_questions.py NAME --premises     # eval/premises/NAME.jsonl
+    python eval/verify_questions.py NAME --details      # eval/details/NAME.jsonl
 
 Needs only the standard library. A question file passes when every row has a known kind, every
 paper it names is in the corpus, every gold fact is copied from a relevant paper's abstract or
@@ -36,6 +37,8 @@ FIELDS = {
 STATEMENT_FIELDS = {"paper", "statement", "supported", "kind", "note"}
 PREMISE_FIELDS = {"id", "question", "relevant", "kind", "source", "note"}
 PREMISES_EACH = 12  # questions one abstract states, and near misses none does
+DETAIL_FIELDS = {"id", "question", "relevant", "kind", "source", "wrong", "facts", "note"}
+DETAILS = {"wrong_detail": 12, "specific": 8}  # per corpus: wrong details, and controls
 
 
 def normal(text: str) -> str:
@@ -177,14 +180,59 @@ def check_premises(name: str) -> int:
     return 1 if bad else 0
 
 
+def check_details(name: str) -> int:
+    """The questions asked of one paper: a ``wrong_detail`` one presumes a detail its
+    ``source`` contradicts (the question's ``wrong`` words); a ``specific`` one, written the
+    same way, is answered by gold ``facts`` copied from that abstract."""
+    texts = load_corpus(name)
+    path = REPO / "eval" / "details" / f"{name}.jsonl"
+    bad, kinds, ids = 0, Counter(), set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        problems = [f"unknown field {k!r}" for k in row if k not in DETAIL_FIELDS]
+        kind, source = row.get("kind"), row.get("source")
+        if source not in texts or row.get("relevant") != [source]:
+            problems.append(f"source {source!r} is not the corpus's, or not the one relevant")
+        if kind == "wrong_detail":
+            if not row.get("wrong") or row["wrong"] not in row.get("question", ""):
+                problems.append("wrong is the question's own words that are false")
+        elif kind == "specific":
+            facts = row.get("facts") or []
+            missing = [f for f in facts if normal(f) not in texts.get(source, "")]
+            if not facts or missing:
+                problems.append(f"facts are copied from the abstract: {missing or 'none given'}")
+        else:
+            problems.append(f"kind {kind!r} is not wrong_detail or specific")
+        if row.get("id") in ids:
+            problems.append("an id is used twice")
+        if not row.get("note"):
+            problems.append("note is empty: say what the abstract states instead")
+        ids.add(row.get("id"))
+        kinds[kind] += 1
+        for p in problems:
+            print(f"{path.name}:{number}: {p}")
+        bad += bool(problems)
+    for kind, planned in DETAILS.items():
+        if kinds[kind] < planned:
+            print(f"{path.name}: {kinds[kind]} {kind} questions, plan is {planned}")
+            bad += 1
+    print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", help="corpus name, e.g. iclr2018")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--statements", action="store_true", help="check the statement file")
     which.add_argument("--premises", action="store_true", help="check the find questions")
+    which.add_argument("--details", action="store_true", help="check the wrong-detail questions")
     args = parser.parse_args(argv)
     check = check_statements if args.statements else check_questions
+    if args.details:
+        check = check_details
     return (check_premises if args.premises else check)(args.name)
 
 

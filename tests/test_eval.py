@@ -152,6 +152,15 @@ def test_the_written_find_questions_name_papers_of_their_corpus(name: str) -> No
     assert verify_questions.check_premises(name) == 0
 
 
+@pytest.mark.parametrize(
+    "name", ["iclr2018", "colt2022", "aistats2016", "corl2023", "neurips2003", "scifact"]
+)
+def test_the_wrong_detail_questions_quote_their_abstracts(name: str) -> None:
+    """eval/details/: 12 questions presuming a detail their paper's abstract contradicts,
+    8 controls it answers, facts copied from it (``bench/details.py``)."""
+    assert verify_questions.check_details(name) == 0
+
+
 def test_the_bundled_question_file_names_papers_of_the_bundled_list(bundled) -> None:
     lookup = PaperLookup(bundled.papers())
     resolved = {p.paper_id for q in load_questions(QUESTIONS) for p in lookup.resolve(q, "f")}
