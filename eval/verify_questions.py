@@ -19,6 +19,7 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,15 +95,15 @@ def check_row(row: dict, texts: dict[str, str]) -> list[str]:
     return problems
 
 
-def check_questions(name: str) -> int:
-    texts = load_corpus(name)
-    path = REPO / "eval" / "questions" / f"{name}.jsonl"
+def check_file(path: Path, row_problems: Callable[[dict], list[str]], plan: dict[str, int]) -> int:
+    """Every row of a question file through ``row_problems``, each id once, and at least
+    ``plan``'s number of questions of each kind; prints each problem, returns 1 if any."""
     bad, kinds, ids = 0, Counter(), set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         row = json.loads(line)
-        problems = check_row(row, texts)
+        problems = row_problems(row)
         if row.get("id") in ids:
             problems.append(f"id {row.get('id')!r} is used twice")
         ids.add(row.get("id"))
@@ -110,12 +111,18 @@ def check_questions(name: str) -> int:
         for p in problems:
             print(f"{path.name}:{number}: {p}")
         bad += bool(problems)
-    for kind, least in KINDS.items():
+    for kind, least in plan.items():
         if kinds[kind] < least:
             print(f"{path.name}: {kinds[kind]} {kind} questions, plan is at least {least}")
             bad += 1
     print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
     return 1 if bad else 0
+
+
+def check_questions(name: str) -> int:
+    texts = load_corpus(name)
+    path = REPO / "eval" / "questions" / f"{name}.jsonl"
+    return check_file(path, lambda row: check_row(row, texts), KINDS)
 
 
 def check_statements(name: str) -> int:
@@ -144,40 +151,30 @@ def check_premises(name: str) -> int:
     answered by its ``source`` alone, a ``false_premise`` one changes a detail of its
     ``source`` so that no paper does it."""
     texts = load_corpus(name)
-    path = REPO / "eval" / "premises" / f"{name}.jsonl"
-    bad, kinds, ids, sources = 0, Counter(), set(), set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        problems = [f"unknown field {k!r}" for k in row if k not in PREMISE_FIELDS]
+    sources: set[str] = set()
+
+    def problems(row: dict) -> list[str]:
+        found = [f"unknown field {k!r}" for k in row if k not in PREMISE_FIELDS]
         kind, source = row.get("kind"), row.get("source")
         if source not in texts:
-            problems.append(f"source {source!r} is not in the corpus")
+            found.append(f"source {source!r} is not in the corpus")
         if kind == "specific" and row.get("relevant") != [source]:
-            problems.append("a question one abstract states has its source as relevant")
+            found.append("a question one abstract states has its source as relevant")
         elif kind == "false_premise" and row.get("relevant") != []:
-            problems.append("a near miss has no relevant paper")
+            found.append("a near miss has no relevant paper")
         elif kind not in ("specific", "false_premise"):
-            problems.append(f"kind {kind!r} is not specific or false_premise")
+            found.append(f"kind {kind!r} is not specific or false_premise")
         if not str(row.get("question", "")).startswith("Which paper "):
-            problems.append('a find question starts "Which paper "')
-        if row.get("id") in ids or source in sources:
-            problems.append("an id or a source is used twice")
+            found.append('a find question starts "Which paper "')
+        if source in sources:
+            found.append("a source is used twice")
         if not row.get("note"):
-            problems.append("note is empty: say what the abstract states, or what was changed")
-        ids.add(row.get("id"))
-        sources.add(source)
-        kinds[kind] += 1
-        for p in problems:
-            print(f"{path.name}:{number}: {p}")
-        bad += bool(problems)
-    for kind in ("specific", "false_premise"):
-        if kinds[kind] < PREMISES_EACH:
-            print(f"{path.name}: {kinds[kind]} {kind} questions, plan is {PREMISES_EACH}")
-            bad += 1
-    print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
-    return 1 if bad else 0
+            found.append("note is empty: say what the abstract states, or what was changed")
+        sources.add(str(source))
+        return found
+
+    path = REPO / "eval" / "premises" / f"{name}.jsonl"
+    return check_file(path, problems, {"specific": PREMISES_EACH, "false_premise": PREMISES_EACH})
 
 
 def check_details(name: str) -> int:
@@ -185,41 +182,27 @@ def check_details(name: str) -> int:
     ``source`` contradicts (the question's ``wrong`` words); a ``specific`` one, written the
     same way, is answered by gold ``facts`` copied from that abstract."""
     texts = load_corpus(name)
-    path = REPO / "eval" / "details" / f"{name}.jsonl"
-    bad, kinds, ids = 0, Counter(), set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        problems = [f"unknown field {k!r}" for k in row if k not in DETAIL_FIELDS]
+
+    def problems(row: dict) -> list[str]:
+        found = [f"unknown field {k!r}" for k in row if k not in DETAIL_FIELDS]
         kind, source = row.get("kind"), row.get("source")
         if source not in texts or row.get("relevant") != [source]:
-            problems.append(f"source {source!r} is not the corpus's, or not the one relevant")
+            found.append(f"source {source!r} is not the corpus's, or not the one relevant")
         if kind == "wrong_detail":
             if not row.get("wrong") or row["wrong"] not in row.get("question", ""):
-                problems.append("wrong is the question's own words that are false")
+                found.append("wrong is the question's own words that are false")
         elif kind == "specific":
             facts = row.get("facts") or []
             missing = [f for f in facts if normal(f) not in texts.get(source, "")]
             if not facts or missing:
-                problems.append(f"facts are copied from the abstract: {missing or 'none given'}")
+                found.append(f"facts are copied from the abstract: {missing or 'none given'}")
         else:
-            problems.append(f"kind {kind!r} is not wrong_detail or specific")
-        if row.get("id") in ids:
-            problems.append("an id is used twice")
+            found.append(f"kind {kind!r} is not wrong_detail or specific")
         if not row.get("note"):
-            problems.append("note is empty: say what the abstract states instead")
-        ids.add(row.get("id"))
-        kinds[kind] += 1
-        for p in problems:
-            print(f"{path.name}:{number}: {p}")
-        bad += bool(problems)
-    for kind, planned in DETAILS.items():
-        if kinds[kind] < planned:
-            print(f"{path.name}: {kinds[kind]} {kind} questions, plan is {planned}")
-            bad += 1
-    print(f"{path.name}: {sum(kinds.values())} questions {dict(kinds)}; {bad} problems")
-    return 1 if bad else 0
+            found.append("note is empty: say what the abstract states instead")
+        return found
+
+    return check_file(REPO / "eval" / "details" / f"{name}.jsonl", problems, DETAILS)
 
 
 def main(argv: list[str] | None = None) -> int:
