@@ -16,13 +16,14 @@ corpus:
 
 - wrong detail said: an answer sentence that is no lead of the product's own ("The abstract
   does not say", "No indexed paper") holds every word of ``wrong`` (stemmed): the premise
-  confirmed, the worst defect;
+  confirmed, the worst defect. An upper bound: a quoted abstract sentence that has the words
+  in another role counts too (the extractive answers, which only quote: 6 of 36 on dev);
 - wrong detail flagged: the answer leads with "the abstract does not say" or "no indexed
   paper";
 - controls answered: the answer states each gold fact.
 
 ``--off RULE`` turns one entry of ``rag/answer/rules.py`` off first (``bench/rules.py``), for
-an ablation in the same terms. Answers go to bench/out/details-SPLIT[-RULE].json. ~2 min a
+an ablation in the same terms. Answers go to bench/out/details-SPLIT[-LLM][-RULE].json. ~2.5 min a
 corpus with the local model.
 """
 
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from eval import indexes, metrics
     from eval.corpora import CORPORA
-    from rag.index.lexical import tokenize
+    from rag.evaluation import tokenize
 
     lead = re.compile(r"^(the abstract does not say|no indexed paper)", re.I)
     out: list[dict] = []
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             out.append(record)
         print(f"{corpus.name}: {summary([r for r in out if r['corpus'] == corpus.name])}")
     print(f"all: {summary(out)} ({time.perf_counter() - started:.0f} s)")
-    suffix = f"-{args.off}" if args.off else ""
+    suffix = ("" if args.llm == "local" else f"-{args.llm}") + (f"-{args.off}" if args.off else "")
     path = REPO / "bench" / "out" / f"details-{args.split}{suffix}.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     return 0
