@@ -151,7 +151,7 @@ def check_premises(name: str) -> int:
     answered by its ``source`` alone, a ``false_premise`` one changes a detail of its
     ``source`` so that no paper does it."""
     texts = load_corpus(name)
-    sources: set[str] = set()
+    sources: set[object] = set()
 
     def problems(row: dict) -> list[str]:
         found = [f"unknown field {k!r}" for k in row if k not in PREMISE_FIELDS]
@@ -170,7 +170,7 @@ def check_premises(name: str) -> int:
             found.append("a source is used twice")
         if not row.get("note"):
             found.append("note is empty: say what the abstract states, or what was changed")
-        sources.add(str(source))
+        sources.add(source)
         return found
 
     path = REPO / "eval" / "premises" / f"{name}.jsonl"
