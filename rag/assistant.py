@@ -443,13 +443,21 @@ class Assistant:
         k = self.settings.retrieval.k
         return self.handler(Asked(query, self, backend, k, filters)).kind
 
-    def judge(self, backend: str | None = None, *, premises: bool = False) -> Judge | None:
+    def judge(
+        self, backend: str | None = None, *, premises: bool = False, statements: bool = False
+    ) -> Judge | None:
         """The model that judges a list's candidates with this backend (``checks.judge_lists``),
         or with ``premises`` whether a question's paper is indexed and its abstract states
-        the answer (``checks.judge_premises``): the local model's; None for a backend whose
-        model cannot be read that way, or with the setting off."""
+        the answer (``checks.judge_premises``), or with ``statements`` whether an abstract
+        supports a statement the word check removed for its wording (``checks.judge_statements``):
+        the local model's; None for a backend whose model cannot be read that way, or with the
+        setting off."""
         checks = self.settings.checks
-        if not (checks.judge_premises if premises else checks.judge_lists):
+        if statements:
+            wanted = checks.judge_statements
+        else:
+            wanted = checks.judge_premises if premises else checks.judge_lists
+        if not wanted:
             return None
         llm = getattr(self.generator(backend), "llm", None)
         return ModelJudge(llm) if hasattr(llm, "yes_or_no") else None

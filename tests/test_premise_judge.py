@@ -64,7 +64,8 @@ class Reader:
         user = messages[-1]["content"]
         title = user.split("\n", 1)[0].removeprefix("Title: ")
         says = judges.ASK_SAYS.split("{", 1)[0]  # "does the abstract mention <phrase>"
-        ask = next(a for a in (judges.ASK, judges.ASK_IS_IT, judges.ASK_ANSWERS, says) if a in user)
+        asks = (judges.ASK, judges.ASK_IS_IT, judges.ASK_ANSWERS, says, judges.ASK_SUPPORTS)
+        ask = next(a for a in asks if a in user)
         self.asked.append((title, ask))
         return self.odds.get((title, ask), -3.0)
 
@@ -187,7 +188,55 @@ def test_only_the_local_model_judges_premises_and_the_setting_turns_it_off(index
 def test_a_comparison_is_not_judged(index, embedder) -> None:
     a, reader = judged(index, embedder, {}, "One tests uniformity [1]; one plays bandits [2].")
     a.ask("How do the Huber-loss uniformity tester and the streaming bandits paper differ?")
-    assert reader.asked == []
+    assert [ask for _, ask in reader.asked if ask != judges.ASK_SUPPORTS] == []
+
+
+HELD = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): 2.0}
+# the abstract: "robust to a small fraction of corrupted samples"; three words it lacks
+REWORDED = "The tester withstands a small share of contaminated samples [1]."
+
+
+def test_a_statement_removed_for_its_wording_stands_when_the_model_reads_it_as_supported(
+    index, embedder
+) -> None:
+    odds = {**HELD, (TESTER, judges.ASK_SUPPORTS): judges.SUPPORTS}
+    a, reader = judged(index, embedder, odds, REWORDED)
+    answer = a.ask(ASKED)
+    assert "withstands a small share of contaminated samples [1]" in answer.text, answer.text
+    assert [c.paper.paper_id for c in answer.citations] == ["made-up-tester"]
+    assert answer.removed == ()
+    # read below the bar: removed, and the abstract's own sentences answer instead
+    odds[(TESTER, judges.ASK_SUPPORTS)] = judges.SUPPORTS - 0.1
+    a, reader = judged(index, embedder, odds, REWORDED)
+    answer = a.ask(ASKED)
+    assert "withstands" not in answer.text
+    assert [r.statement for r in answer.removed] == [REWORDED.removesuffix(" [1].") + "."]
+    assert (TESTER, judges.ASK_SUPPORTS) in reader.asked
+    # the setting off: the word check alone, nothing read
+    off, reader = judged(index, embedder, {**odds, (TESTER, judges.ASK_SUPPORTS): 9.0},
+                         REWORDED, **{"checks.judge_statements": False})  # fmt: skip
+    assert "withstands" not in off.ask(ASKED).text
+    assert (TESTER, judges.ASK_SUPPORTS) not in reader.asked
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The tester withstands 30% contaminated samples [1].",  # a number it does not give
+        "The tester withstands corrupted samples by discarding outliers [1].",  # question's word
+    ],
+)
+def test_a_statement_removed_for_a_number_or_the_questions_words_is_never_read(
+    index, embedder, reply
+) -> None:
+    """However sure the model is, what the check found wrong stays removed: a number the
+    abstract does not give, or a word of the question's the abstract lacks (the question
+    may presume what the paper does not do)."""
+    odds = {**HELD, (TESTER, judges.ASK_SUPPORTS): 9.0}
+    a, reader = judged(index, embedder, odds, reply)
+    answer = a.ask("How does the Huber-loss uniformity tester handle outliers?")
+    assert reply.split(" [")[0] not in answer.text, answer.text
+    assert (TESTER, judges.ASK_SUPPORTS) not in reader.asked
 
 
 @pytest.mark.slow

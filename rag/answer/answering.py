@@ -30,10 +30,12 @@ from . import premise as premises
 from . import rules
 from .support import (
     Abstract,
+    Shortfall,
     Statement,
     Verdict,
     about_earlier_work,
     cited_subjects,
+    closest_sentence,
     content_stems,
     is_boilerplate,
     is_lead_in,
@@ -735,6 +737,45 @@ class Checker:
                 out += self._show(statement, verdict.sources)
         self.shown += out
         return out
+
+    def reread(self, judge: judges.Judge) -> str:
+        """The statements removed for their wording alone (``support.Shortfall``), each
+        citing one source and naming no other, read by ``judge`` against that source's
+        abstract: those it holds the abstract to support (``judges.SUPPORTS``) stand after
+        all, shown after what stood. Returns the text shown now."""
+        out = ""
+        for i, verdict in enumerate(self.verdicts):
+            statement = verdict.statement
+            if verdict.kept or not isinstance(verdict.reason, Shortfall):
+                continue
+            if len(set(statement.cites)) != 1 or _key(statement.text) in self._said:
+                continue
+            number = statement.cites[0]
+            if number not in self.abstracts or self._names_another(statement, number):
+                continue
+            if judge.supports(statement.text, self.sources[number].paper) < judges.SUPPORTS:
+                continue
+            abstract = self.abstracts[number]
+            vector = self.embedder.embed_query(plain(statement.text))
+            sentence = abstract.sentences[closest_sentence(statement.text, vector, abstract)[0]]
+            kept = Verdict(statement, (number,), (sentence,))
+            if self._described_other(statement, kept):
+                continue
+            self.verdicts[i] = kept
+            self._said.add(_key(statement.text))
+            out += self._show(statement, (number,))
+        self.shown += out
+        return out
+
+    def _names_another(self, statement: Statement, number: int) -> bool:
+        """Whether the statement calls another source by its title or name."""
+        text = _key(plain(statement.text))
+        return any(
+            name and _key(name) in text
+            for n, s in self.sources.items()
+            if n != number
+            for name in (s.paper.title, paper_name(s.paper))
+        )
 
     def _judge(self, statement: Statement) -> Verdict:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)

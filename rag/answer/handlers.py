@@ -215,6 +215,9 @@ class PaperQuestion:
             yield Step("writing", tuple(s.hit for s in sources), query)
             reply = asked.generator.reply(query, sources, relevant)
         yield from _checked(checker, reply)
+        if not gap and (reader := a.judge(asked.backend, statements=True)):
+            if shown := checker.reread(reader):
+                yield shown
         if not gap and asked.generator.writes and answering.falls_short(checker, query):
             # what the model wrote did not survive the check, or left out the number or the
             # names asked for: the abstracts' own sentences say it

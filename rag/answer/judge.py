@@ -1,10 +1,10 @@
 """Whether a paper is one a question asks for, as the local model reads its abstract.
 
-Four things are asked of one abstract, each answered by the model's log-odds of "Yes" over
+Five things are asked of one abstract, each answered by the model's log-odds of "Yes" over
 "No" as its reply's first token: is this paper one of those a list question asks for
 (``member``); is it the paper a question describes (``is_it``); does its abstract state the
 answer to the question (``answers``); does it say a phrase of the question, in any words
-(``says``).
+(``says``); does it support a statement of an answer (``supports``).
 
 A list question ("Which papers study recovering hidden groups of vertices in random
 graphs?") is often put in other words than its papers' abstracts ("community recovery in
@@ -27,8 +27,17 @@ phrase of the question that abstract has none of the words of ("... as features 
 role labeling?", of a paper that uses its embeddings for other tasks) must be one the model
 reads it to say otherwise. ``bench/premise_judge.py`` measures it (``--find``: near misses).
 
-The model only judges: it writes nothing the answer shows. A listed paper is still shown
-with a sentence of its own abstract that the statement check keeps.
+A statement of the model's own answer that the word check removed for its wording alone
+(no sentence close enough, or more words the abstract lacks than a paraphrase may use:
+"With little parameter tuning, the kernel graph CNN beats strong baselines on 7 of 10
+benchmark datasets", of an abstract that says "outperforms") is read against the abstract it
+cites, and stands when the model holds the abstract to support it (``Checker.reread``). A
+number, a name, an attribution or a word of the question's that the abstract lacks is never
+read again: the check's removal stands.
+
+The model only judges: it writes nothing the answer shows beyond its own statements, each
+checked. A listed paper is still shown with a sentence of its own abstract that the
+statement check keeps.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ ASK = "Is this paper one of the papers the request asks for? Answer Yes or No."
 ASK_IS_IT = "Is this paper the one the question is about? Answer Yes or No."
 ASK_ANSWERS = "Does the abstract state the answer to the question? Answer Yes or No."
 ASK_SAYS = "Does the abstract mention {phrase}, or say the same in other words? Answer Yes or No."
+ASK_SUPPORTS = "Does the abstract support the statement? Answer Yes or No."
 ABSTRACT_CHARS = 4000  # an abstract longer than this is read up to here
 
 # How many of a list's candidates, closest first, the model reads; a list is answered
@@ -60,6 +70,9 @@ ANSWERS = rules.JUDGE_ANSWERS
 # and each run of its words that abstract has none of is said there at ``SAYS`` or more
 IS_IT_FIND = rules.JUDGE_IS_IT_FIND
 SAYS = rules.JUDGE_SAYS
+# a statement of the model's answer removed for its wording alone stands when its abstract
+# is read to support it at this or more (``answering.Checker.reread``)
+SUPPORTS = rules.JUDGE_SUPPORTS
 
 
 def messages(
@@ -88,6 +101,10 @@ class Judge(Protocol):
         """Log-odds that ``paper``'s abstract says ``phrase`` of ``question``, in any words."""
         ...
 
+    def supports(self, statement: str, paper: Paper) -> float:
+        """Log-odds that ``paper``'s abstract supports ``statement``."""
+        ...
+
 
 class ModelJudge:
     """The judgement of a chat model that can read its log-odds of "Yes" (the local GGUF
@@ -108,6 +125,9 @@ class ModelJudge:
     def says(self, question: str, paper: Paper, phrase: str) -> float:
         ask = ASK_SAYS.format(phrase=phrase)
         return float(self.llm.yes_or_no(messages(question, paper, ask, "Question")))
+
+    def supports(self, statement: str, paper: Paper) -> float:
+        return float(self.llm.yes_or_no(messages(statement, paper, ASK_SUPPORTS, "Statement")))
 
 
 def judged(judge: Judge, question: str, papers: list[Paper]) -> list[tuple[Paper, float]]:

@@ -511,3 +511,21 @@ JUDGE_SAYS: float = _rule(
     "halfspaces under random classification noise ...?': the same (the abstract's noise is "
     "Massart's)",
 )
+
+JUDGE_SUPPORTS: float = _rule(
+    "JUDGE_SUPPORTS",
+    3.0,
+    float("inf"),
+    "With the local model, a statement of its answer that the word check removed for its "
+    "wording alone (no abstract sentence close enough, or more words the abstract lacks than "
+    "a paraphrase may use; never a number, a name, an attribution or a word of the "
+    "question's) is read against the abstract it cites ('Does the abstract support the "
+    "statement?') and stands at this log-odds or more. On the dev corpora's labelled "
+    "statements the word check removes so, the supported ones read up to 4.0 and the "
+    "unsupported ones (a number given to the wrong quantity, a widened claim) 2.45 and below.",
+    "iclr2018 labelled 'With little parameter tuning, the kernel graph CNN beats strong "
+    "baselines on 7 of 10 benchmark datasets ...' (the abstract: 'outperforms'): read 3.65, "
+    "kept (off: removed, 'does not say \"little\", \"CNN\", \"beats\"')",
+    "colt2022 labelled 'The stability-versus-implicit-bias paper explains the generalization "
+    "of gradient methods through two properties ...': read 3.26, kept (off: removed)",
+)
