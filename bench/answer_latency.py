@@ -9,8 +9,10 @@ the finished answer, p50 and max. Then, for the same prompts in the same run, ll
 own time (``create_chat_completion(stream=True)`` on the identical messages): its first
 token and its last. Each prompt starts from an empty KV cache on both sides, so neither
 gets the other's prompt for free. Also the verifier's own time per answer (``rag.answer.verifier``),
-and the local model's judgements (``rag.answer.judge``: is the paper the one described, does its
-abstract state the answer), which come before the first statement.
+and the local model's judgements (``rag.answer.judge``): of the question (is the paper the one
+described, does its abstract state the answer), before the first statement, and of the
+statements the word check removed for their wording (does the abstract support it), after the
+model has written.
 Targets: first visible text p50 <= 6 s, finished answer p50 <= 15 s on an idle machine, the
 verifier <= 0.5 s per answer.
 """
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from rag import Answer, Assistant
+    from rag.evaluation import judge as judges
 
     assistant = Assistant.open(index_dir=args.index_dir, llm="local")
     generator = assistant.generator("local")
@@ -55,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return chat(messages)
 
     generator.chat = recording  # type: ignore[method-assign]
-    judging = [0.0]  # seconds the model spent judging, all questions
+    judging = [0.0, 0.0]  # seconds the model spent judging questions, statements
     reads = type(llm).yes_or_no
 
     def timed(self: Any, messages: list[dict[str, str]]) -> float:
@@ -63,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return float(reads(self, messages))
         finally:
-            judging[0] += time.perf_counter() - started
+            judging[judges.ASK_SUPPORTS in messages[-1]["content"]] += time.perf_counter() - started
 
     type(llm).yes_or_no = timed
     assistant.ask("What does the CSR paper report?")  # loads the model and the index
@@ -71,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     verifying: list[float] = []  # the verifier's seconds per answer
-    judged: list[float] = []  # the model's judgements' seconds per answer
+    judged: list[float] = []  # the model's judgements of the question, seconds per answer
+    reread: list[float] = []  # its judgements of removed statements, seconds per answer
     # the verifier's model, whether it reads sentences (the default) or also judges
     judge = assistant.verifier or assistant.reader
     scorer = judge.model if judge else None
@@ -79,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         llm.llama.reset()
         prompts.clear()
         spent = scorer.seconds if scorer else 0.0
-        judged_before = judging[0]
+        judged_before, reread_before = judging
         started = time.perf_counter()
         first = None
         final = None
@@ -91,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         done = time.perf_counter() - started
         verifying.append((scorer.seconds - spent) if scorer else 0.0)
         judged.append(judging[0] - judged_before)
+        reread.append(judging[1] - reread_before)
         if not prompts or final is None:
             print(f"  (no model call: {question})")
             continue
@@ -118,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"the model's judgements (checks.judge_premises): p50 {statistics.median(judged):.2f}s, "
         f"max {max(judged):.2f}s per answer, before the first statement"
+    )
+    print(
+        f"  and of removed statements (checks.judge_statements): p50 "
+        f"{statistics.median(reread):.2f}s, max {max(reread):.2f}s per answer, after the model "
+        f"has written ({sum(1 for r in reread if r)} of {len(reread)} answers read one)"
     )
     ratio = statistics.median(r[1] for r in ours) / statistics.median(r[1] for r in theirs)
     print(f"finished answer, rag / llama.cpp alone: {ratio:.2f}x  ({load_average()})")

@@ -224,14 +224,15 @@ def test_a_statement_removed_for_its_wording_stands_when_the_model_reads_it_as_s
     [
         "The tester withstands 30% contaminated samples [1].",  # a number it does not give
         "The tester withstands corrupted samples by discarding outliers [1].",  # question's word
+        "This is stated in the abstract [1].",  # about no sentence of it
     ],
 )
 def test_a_statement_removed_for_a_number_or_the_questions_words_is_never_read(
     index, embedder, reply
 ) -> None:
     """However sure the model is, what the check found wrong stays removed: a number the
-    abstract does not give, or a word of the question's the abstract lacks (the question
-    may presume what the paper does not do)."""
+    abstract does not give, a word of the question's the abstract lacks (the question may
+    presume what the paper does not do), a statement near no sentence of the abstract."""
     odds = {**HELD, (TESTER, judges.ASK_SUPPORTS): 9.0}
     a, reader = judged(index, embedder, odds, reply)
     answer = a.ask("How does the Huber-loss uniformity tester handle outliers?")

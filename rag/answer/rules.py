@@ -525,7 +525,7 @@ JUDGE_SUPPORTS: float = _rule(
     "unsupported ones (a number given to the wrong quantity, a widened claim) 2.45 and below.",
     "iclr2018 labelled 'With little parameter tuning, the kernel graph CNN beats strong "
     "baselines on 7 of 10 benchmark datasets ...' (the abstract: 'outperforms'): read 3.65, "
-    "kept (off: removed, 'does not say \"little\", \"CNN\", \"beats\"')",
+    'kept (off: removed, \'does not say "little", "CNN", "beats"\')',
     "colt2022 labelled 'The stability-versus-implicit-bias paper explains the generalization "
     "of gradient methods through two properties ...': read 3.26, kept (off: removed)",
 )

@@ -480,7 +480,8 @@ class Shortfall(str):
     """Why a statement was removed, when only its wording fell short: no sentence of the
     abstract comes close enough, or it uses more words the abstract lacks than a paraphrase
     may. Every number and name it states is in the abstract, none of the words it lacks is
-    the question's, and no claim or attribution of it was found wrong: a reading of the
+    the question's, a sentence of the abstract comes within ``FACT_SIMILARITY_MIN`` of it,
+    and no claim or attribution of it was found wrong: a reading of the
     statement against the abstract may keep it (``answering.Checker.reread``)."""
 
 
@@ -497,7 +498,9 @@ def check(
     extra = unstated_words(statement, abstract)
     echoed = [w for w in extra if w in asked]
     # short of the bars only: a reading may keep it, unless a word it lacks is the question's
-    short = str if echoed else Shortfall
+    # or no sentence comes even as close as one stating a fact must ("This is stated in the
+    # abstract.", which a reading holds true of any abstract)
+    short = str if echoed or similarity < FACT_SIMILARITY_MIN else Shortfall
     if similarity < (
         FACT_SIMILARITY_MIN if _facts_in(statement, abstract, index) else SIMILARITY_MIN
     ):
