@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from rag import Assistant
+from rag import Answer, Assistant
 from rag.answer import judge as judges
 from rag.testing import ScriptedGenerator
 
@@ -258,3 +258,23 @@ def test_the_local_model_refuses_a_described_paper_whose_words_one_abstract_hold
     held = a.ask("What F1 does the Bayesian changepoint detector for sensor time series reach?")
     assert held.coverage == "answered", held.text
     assert "94.1%" in held.text
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("local_llm_file")
+def test_the_local_model_keeps_a_true_rewording_and_not_a_false_one(index, embedder) -> None:
+    """The real model reads statements the word check removed for their wording: "a small
+    share of contaminated samples" (the abstract: "a small fraction of corrupted samples")
+    stands; "a large share" does not."""
+    model = make_assistant(index, embedder, "local").generator("local").llm  # type: ignore[attr-defined]
+
+    def asked(reply: str) -> Answer:
+        writer = ScriptedGenerator(reply)
+        writer.llm = model
+        return make_assistant(index, embedder, "local", generators={"local": writer}).ask(ASKED)
+
+    true = asked(REWORDED)
+    assert "withstands a small share of contaminated samples [1]" in true.text, true.text
+    false = asked(REWORDED.replace("small", "large"))
+    assert "large share" not in false.text, false.text
+    assert any("large share" in r.statement for r in false.removed)
