@@ -87,7 +87,7 @@ def asked(
     for corpus in (c for c in CORPORA if c.split == split):
         a = open_corpus(corpus.name)
         # loaded only if a reading is not kept (with --reuse)
-        recording.judge = a.judge("local", premises=True)
+        recording.judge = a.judge("local", "premises")
         assert recording.judge is not None, "the local model cannot judge here"
         written = REPO / "eval" / "premises" / f"{corpus.name}.jsonl" if find else corpus.questions
         qs = [json.loads(line) for line in written.read_text().splitlines()]

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = rows_of(args.split, embedder)
     first = next(c for c in CORPORA if c.split == args.split)
     reader = indexes.open_index(indexes.BENCH_OUT / f"corpus-{first.name}", [first.path]).judge(
-        "local", statements=True
+        "local", "statements"
     )
     assert reader is not None, "the local model cannot judge here"
     started, read = time.perf_counter(), 0

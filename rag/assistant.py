@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
 from .answer import answering, lists, trends
 from .answer.generators import Generator, make_generator
@@ -444,20 +444,17 @@ class Assistant:
         return self.handler(Asked(query, self, backend, k, filters)).kind
 
     def judge(
-        self, backend: str | None = None, *, premises: bool = False, statements: bool = False
+        self,
+        backend: str | None = None,
+        use: Literal["lists", "premises", "statements"] = "lists",
     ) -> Judge | None:
-        """The model that judges a list's candidates with this backend (``checks.judge_lists``),
-        or with ``premises`` whether a question's paper is indexed and its abstract states
-        the answer (``checks.judge_premises``), or with ``statements`` whether an abstract
-        supports a statement the word check removed for its wording (``checks.judge_statements``):
-        the local model's; None for a backend whose model cannot be read that way, or with the
-        setting off."""
-        checks = self.settings.checks
-        if statements:
-            wanted = checks.judge_statements
-        else:
-            wanted = checks.judge_premises if premises else checks.judge_lists
-        if not wanted:
+        """The model that judges, with this backend, a list's candidates (``lists``,
+        ``checks.judge_lists``), whether a question's paper is indexed and its abstract states
+        the answer (``premises``, ``checks.judge_premises``), or whether an abstract supports a
+        statement the word check removed for its wording (``statements``,
+        ``checks.judge_statements``): the local model's; None for a backend whose model cannot
+        be read that way, or with that setting off."""
+        if not getattr(self.settings.checks, f"judge_{use}"):
             return None
         llm = getattr(self.generator(backend), "llm", None)
         return ModelJudge(llm) if hasattr(llm, "yes_or_no") else None

@@ -751,8 +751,10 @@ class Checker:
             if len(set(statement.cites)) != 1 or _key(statement.text) in self._said:
                 continue
             number = statement.cites[0]
-            if number not in self.abstracts or self._names_another(statement, number):
-                continue
+            if number not in self.abstracts or any(
+                names_paper(statement.text, s.paper) for n, s in self.sources.items() if n != number
+            ):
+                continue  # a statement naming another paper is not one abstract's to support
             if judge.supports(statement.text, self.sources[number].paper) < judges.SUPPORTS:
                 continue
             abstract = self.abstracts[number]
@@ -766,16 +768,6 @@ class Checker:
             out += self._show(statement, (number,))
         self.shown += out
         return out
-
-    def _names_another(self, statement: Statement, number: int) -> bool:
-        """Whether the statement calls another source by its title or name."""
-        text = _key(plain(statement.text))
-        return any(
-            name and _key(name) in text
-            for n, s in self.sources.items()
-            if n != number
-            for name in (s.paper.title, paper_name(s.paper))
-        )
 
     def _judge(self, statement: Statement) -> Verdict:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)

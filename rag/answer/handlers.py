@@ -196,7 +196,7 @@ class PaperQuestion:
             yield refused
             return
         gap = answering.find_gap(query, sources, a.retriever.corpus.venues, a.verifier)
-        if unlisted is None and (judge := a.judge(asked.backend, premises=True)):
+        if unlisted is None and (judge := a.judge(asked.backend, "premises")):
             gap = answering.judged_gap(query, sources, gap, judge, a.retriever.corpus.venues)
         if unlisted is not None and (
             gap is None or gap.coverage != "no_paper" or not gap.names_words
@@ -215,7 +215,7 @@ class PaperQuestion:
             yield Step("writing", tuple(s.hit for s in sources), query)
             reply = asked.generator.reply(query, sources, relevant)
         yield from _checked(checker, reply)
-        if not gap and (reader := a.judge(asked.backend, statements=True)):
+        if not gap and (reader := a.judge(asked.backend, "statements")):
             if shown := checker.reread(reader):
                 yield shown
         if not gap and asked.generator.writes and answering.falls_short(checker, query):
