@@ -447,6 +447,33 @@ def test_a_question_on_one_paper_with_both_or_between_or_differential_is_checked
     assert held.coverage == "answered", held.text
 
 
+
+def test_which_earlier_works_a_described_paper_draws_on_is_asked_of_that_paper(
+    tmp_path, embedder
+) -> None:
+    """ "Which earlier works does the X method draw on, and from which years?" asks X's
+    abstract, which names them; its asking words ("earlier", "years") are no premise that
+    some indexed paper must say."""
+    solvers = {
+        "id": "solvers",
+        "title": "Neural Solvers for Stiff Differential Equations",
+        "abstract": "Stiff differential equations defeat explicit solvers. Building on the "
+        "implicit schemes of Gear (1971) and the neural ODEs of Chen et al. (2018), we train "
+        "a network to predict implicit steps, which cuts solver time by half on chemical "
+        "kinetics.",
+    }
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in [DESCRIBED[0], solvers]))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    answer = a.ask(
+        "Which earlier works does the neural stiff differential equation solver draw on, "
+        "and from which years?"
+    )
+    assert answer.coverage == "answered", answer.text
+    assert [c.paper.title for c in answer.citations] == [solvers["title"]], answer.text
+    assert "1971" in answer.text, answer.text
+
 GIVEN = [
     *DESCRIBED,
     {

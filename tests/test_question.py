@@ -146,6 +146,9 @@ def test_a_question_about_a_described_paper_does_not_ask_to_find_one() -> None:
     # asked of the paper it describes: its premise is that paper's, not "some paper does"
     assert not asks_to_find("What does the paper on continuous-time flows propose?")
     assert not asks_to_find("What trick does the paper on GAN support size use?")
+    # the papers another one builds on or tests are asked of that one
+    assert not asks_to_find("Which earlier works does the L-BFGS method draw on, and when?")
+    assert not asks_to_find("Which baselines did they compare against?")
 
 
 def test_a_question_asking_which_named_things_is_told_by_its_noun() -> None:

@@ -65,10 +65,6 @@ _LIST = re.compile(
     re.I,
 )
 _COUNT = re.compile(r"^\s*(?:how\s+many|count)\b", re.I)
-# "Which earlier works does the L-BFGS paper draw on?": the papers are what another subject
-# does something with (cites, builds on), not what the index holds on a topic ("How many
-# papers does the index hold on X?" still counts)
-_OBJECT = re.compile(r"^\s*(?:does|did|has|had)\s+(?:the|a|an|this|that|its|their)\b", re.I)
 _LEAD = re.compile(
     r"^(?:(?:all|every|the|of|here|indexed|in\s+the\s+index|me|papers?|works?|studies|"
     r"articles?|are|is|were|there|do|does|that|which|who|about|on|regarding|concerning|"
@@ -82,7 +78,9 @@ def is_list_question(question: str) -> bool:
     m = _LIST.search(question)
     if m is None:
         return False
-    return asks_count(question) or not _OBJECT.match(question[m.end() :])
+    # the papers another subject does something with are not what the index holds on a
+    # topic (``premises.OBJECT_OF``); "How many papers does the index hold on X?" counts
+    return asks_count(question) or not premises.OBJECT_OF.match(question[m.end() :])
 
 
 def asks_count(question: str) -> bool:

@@ -37,6 +37,12 @@ _FIND = re.compile(
     r"(?:on|about|that)\b)",
     re.I,
 )
+# "Which earlier works does the L-BFGS paper draw on?", "Which methods did they test?": the
+# papers asked for are what another subject does something with (cites, builds on, tests),
+# so the question is about that subject, not a search for papers
+OBJECT_OF = re.compile(
+    r"^\s*(?:does|did|do|has|had|have)\s+(?:the|a|an|this|that|its|their|it|they)\b", re.I
+)
 # Words that set two things side by side ("differentially private" is not one of them).
 _COMPARE = re.compile(r"\b(compare|comparison|contrast|differ(?!enti)\w*|versus|vs)\b", re.I)
 # Words that set two papers side by side in a question about papers ("What does each
@@ -190,8 +196,10 @@ _THEIR_LIMITS = re.compile(
 
 
 def asks_to_find(question: str) -> bool:
-    """The question asks which paper does something (so presumes that one does)."""
-    return bool(_FIND.search(question))
+    """The question asks which paper does something (so presumes that one does); not
+    which papers another one does something with (``OBJECT_OF``)."""
+    m = _FIND.search(question)
+    return m is not None and not OBJECT_OF.match(question[m.end() :])
 
 
 def compares(question: str) -> bool:
