@@ -447,7 +447,6 @@ def test_a_question_on_one_paper_with_both_or_between_or_differential_is_checked
     assert held.coverage == "answered", held.text
 
 
-
 def test_which_earlier_works_a_described_paper_draws_on_is_asked_of_that_paper(
     tmp_path, embedder
 ) -> None:
@@ -473,6 +472,7 @@ def test_which_earlier_works_a_described_paper_draws_on_is_asked_of_that_paper(
     assert answer.coverage == "answered", answer.text
     assert [c.paper.title for c in answer.citations] == [solvers["title"]], answer.text
     assert "1971" in answer.text, answer.text
+
 
 GIVEN = [
     *DESCRIBED,
