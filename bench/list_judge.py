@@ -3,6 +3,7 @@
     python bench/list_judge.py --split dev            # iclr2018, colt2022, aistats2016
     python bench/list_judge.py --split test           # report only: never read its lists
     python bench/list_judge.py --split dev --grid     # also the thresholds' grid (dev only)
+    python bench/list_judge.py --split dev --grid --reuse --depth 8   # kept readings, 8 deep
 
 The questions are each corpus's list questions with every member written down
 (``eval/lists/NAME.jsonl``: ten lists and ten topics no paper covers, written from the
@@ -13,12 +14,16 @@ lists). Printed per corpus and pooled: mean recall and precision over the lists 
 answer has precision 0), lists answered exactly, topics no paper covers for which some paper
 was listed, papers listed rightly and wrongly, and seconds per question. ``--grid`` also
 prints, from the same readings, what other thresholds (``rules.JUDGE_FIRST``,
-``rules.JUDGE_MEMBER``) would list, and the AUCs the module docstring quotes. ~20 min a split.
+``rules.JUDGE_MEMBER``) would list, and the AUCs the module docstring quotes; ``--depth N``
+reads the N closest candidates for the grid instead of ``rules.JUDGED``. The readings are
+kept in bench/out/list_readings-SPLIT.json; ``--reuse`` reads them again instead of the
+model (the readings a run lacks are still asked). ~20 min a split.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -100,7 +105,7 @@ def grid(rows: list[tuple[Question, list[tuple[str, float, float]]]]) -> None:
             print(line(f"  first {first}, member {member_bar}", score(listed, qs)))
 
 
-def run(split: str, show_grid: bool) -> int:
+def run(split: str, show_grid: bool, depth: int, kept: dict[Key, float]) -> int:
     names = [c.name for c in CORPORA if c.split == split]
     pooled_q: list[Question] = []
     pooled: dict[str, Listed] = {"model": {}, "bars": {}}
@@ -112,7 +117,7 @@ def run(split: str, show_grid: bool) -> int:
         if judge is None:
             print("the local model cannot judge here (checks.judge_lists off?)")
             return 1
-        recording = Recording(judge)
+        recording = Recording(judge, kept)
         qs = questions(name)
         listed: dict[str, Listed] = {"model": {}, "bars": {}}
         corpus = a.retriever.corpus
@@ -128,7 +133,7 @@ def run(split: str, show_grid: bool) -> int:
                 topic = listing.list_topic(q.text)
                 cands = listing.candidates_for(corpus, a.sentence_vectors, vectors, topic,
                                                found.filters)  # fmt: skip
-                closest = sorted(cands, key=lambda c: -c.relevance)[: judges.JUDGED]
+                closest = sorted(cands, key=lambda c: -c.relevance)[:depth]
                 readings.append((q, [(c.paper.paper_id, recording.member(q.text, c.paper),
                                       c.relevance) for c in closest]))  # fmt: skip
         print(f"{name} ({split})")
@@ -149,10 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", choices=("dev", "test"), required=True)
     p.add_argument("--grid", action="store_true", help="the thresholds' grid (dev only)")
+    p.add_argument("--depth", type=int, default=judges.JUDGED, help="candidates read for --grid")
+    p.add_argument("--reuse", action="store_true", help="the kept readings, not the model")
     args = p.parse_args(argv)
     if args.grid and args.split == "test":
         p.error("--grid reads the readings to choose thresholds: dev only")
-    return run(args.split, args.grid)
+    out = REPO / "bench" / "out" / f"list_readings-{args.split}.json"
+    kept: dict[Key, float] = {}
+    if args.reuse and out.exists():
+        kept = {tuple(k): v for k, v in json.loads(out.read_text())}  # type: ignore[misc]
+    try:
+        return run(args.split, args.grid, args.depth, kept)
+    finally:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps([[list(k), v] for k, v in kept.items()]) + "\n")
 
 
 if __name__ == "__main__":

@@ -355,3 +355,32 @@ def test_a_paraphrase_borrowing_the_questions_premise_is_removed(embedder: Embed
     )
     check.close()
     assert check.shown.startswith("The sign tester attains"), check.removed()
+
+
+def test_a_comparison_calling_each_paper_as_the_question_does_is_checked_part_by_part(
+    embedder: Embedder,
+) -> None:
+    """ "A-described does X, while B-described does Y [1]": each part, its description made
+    "the paper", is checked against the paper its description fits, and the statement
+    cites both; a part the paper it describes does not state removes it."""
+    question = (
+        "How do the paper comparing time limits in reinforcement learning and the paper on "
+        "changepoints in sensor time series differ?"
+    )
+    check = answered(
+        question,
+        "The paper comparing time limits in reinforcement learning includes the remaining time "
+        "in the agent's input, while the paper on changepoints in sensor time series detects "
+        "changepoints in multivariate sensor time series [1].",
+        embedder,
+    )
+    assert "includes the remaining time" in check.shown, check.removed()
+    assert {c.paper.paper_id for c in check.citations()} == {"p1", "p2"}
+    swapped = answered(
+        question,
+        "The paper comparing time limits in reinforcement learning detects changepoints in "
+        "multivariate sensor time series, while the paper on changepoints in sensor time "
+        "series includes the remaining time in the agent's input [1].",
+        embedder,
+    )
+    assert swapped.shown == "", swapped.shown

@@ -34,7 +34,9 @@ from .support import (
     Statement,
     Verdict,
     about_earlier_work,
+    check,
     cited_subjects,
+    clauses,
     closest_sentence,
     content_stems,
     is_boilerplate,
@@ -697,6 +699,10 @@ class Checker:
         # them where its abstract has none says the question's premise back
         described = {w for d in premises.descriptions(question) for w in tokenize(d)}
         self._asked = frozenset(content_stems(question)) - described
+        # how the question calls its papers: its descriptions, and a comparison's two sides
+        # ("the paper comparing two families of streaming PCA algorithms")
+        sides = premises.subjects(question) if premises.compares(question) else []
+        self._descriptions = list(dict.fromkeys([*premises.descriptions(question), *sides]))
         self.embedder = embedder
         self.raw = ""
         self.verdicts: list[Verdict] = []
@@ -781,6 +787,8 @@ class Checker:
             # not stated by a paper the description fits: checked as written, as any other
             vector = self.embedder.embed_query(plain(statement.text))
             verdict = judge(statement, vector, self.abstracts, self._embed, self._asked)
+        if not verdict.kept and (each := self._each_as_the_paper(statement)):
+            verdict = each
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
@@ -801,11 +809,11 @@ class Checker:
         The description is the user's name for the paper, checked as the question's premise,
         not a claim the statement makes (``rules.DESCRIBED_AS``). A statement citing several
         sources, or calling two papers so, is checked as written."""
-        spans = [
-            span
-            for phrase in premises.descriptions(self.question)
-            if (span := premises.described_in(phrase, statement.text)) is not None
-        ]
+        found = [premises.described_in(phrase, statement.text) for phrase in self._descriptions]
+        longest: dict[int, int] = {}  # two phrases for one description: the longer
+        for start, end in filter(None, found):
+            longest[start] = max(end, longest.get(start, end))
+        spans = list(longest.items())
         if len(spans) != 1 or len(set(statement.cites)) > 1:
             return statement, set()
         start, end = spans[0]
@@ -816,6 +824,33 @@ class Checker:
             return statement, set()
         the = "the paper" if statement.text[:start].strip() else "The paper"
         return replace(statement, text=statement.text[:start] + the + statement.text[end:]), fits
+
+    def _each_as_the_paper(self, statement: Statement) -> Verdict | None:
+        """A compound statement each of whose parts calls its paper as the question does
+        ("The paper comparing two families of streaming PCA algorithms uses X, while the
+        paper on gradient descent over the Grassmannian uses Y"): kept when each part, its
+        description made "the paper", is stated by a source its description fits, cited
+        or not; the statement then cites those sources. None otherwise."""
+        parts = clauses(statement.text)
+        if len(parts) < 2:
+            return None
+        found: dict[int, str] = {}
+        for part in parts:
+            whole = replace(statement, text=part, cites=())
+            checked, fits = self._as_the_paper(whole)
+            if checked is whole:
+                return None  # a part that describes no paper is no one paper's to state
+            vector = self.embedder.embed_query(plain(checked.text))
+            cited = [n for n in statement.cites if n in fits]
+            stated = (
+                (n, check(checked.text, vector, self.abstracts[n], self._asked)[0])
+                for n in [*cited, *sorted(fits - set(cited))]
+            )
+            number, sentence = next(((n, s) for n, s in stated if s), (0, ""))
+            if not sentence:
+                return None
+            found.setdefault(number, sentence)
+        return Verdict(statement, tuple(found), tuple(found.values()))
 
     def _described_other(self, statement: Statement, verdict: Verdict) -> str:
         """In a comparison, the question's description of one compared paper ("the SQ lower

@@ -573,7 +573,7 @@ def judge(
             return Verdict(statement, (abstract.number,), (sentence,))
         if (abstract in cited or not cited) and not first_reason:
             first_reason = reason
-    parts = _CLAUSE.split(statement.text)
+    parts = clauses(statement.text)
     if embed is not None and len(parts) > 1:
         found = _each_part(parts, embed(parts), [*cited, *others], asked)
         if found:
@@ -601,6 +601,11 @@ _SEVERAL = re.compile(
     re.I,
 )
 _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and also)\s+|;\s+|,\s+and\s+(?=[A-Z])")
+
+
+def clauses(statement: str) -> list[str]:
+    """A compound statement's parts ("A does X, while B does Y"); one part if not compound."""
+    return _CLAUSE.split(statement)
 
 
 def _each_part(
