@@ -29,6 +29,7 @@ from . import judge as judges
 from . import premise as premises
 from . import rules
 from .support import (
+    FACT_SIMILARITY_MIN,
     Abstract,
     Shortfall,
     Statement,
@@ -309,6 +310,10 @@ class Gap:
     sources: list[Source]
     names_words: bool = True  # the lead names the question's words the abstracts lack
 
+
+# A statement removed from an answer that stood is followed by its abstract's closest
+# sentence, for at most this many statements (``Checker.in_place_of_removed``)
+QUOTED_FOR_REMOVED = 2
 
 # A question describing a paper whose closest abstract lacks more than this share of its
 # terms describes no indexed paper (``rules``).
@@ -774,6 +779,33 @@ class Checker:
             out += self._show(statement, (number,))
         self.shown += out
         return out
+
+    def in_place_of_removed(self, most: int = QUOTED_FOR_REMOVED) -> str:
+        """For statements the check removed, each citing one source: the sentence of that
+        abstract the statement was closest to, quoted under its title and cited, when it
+        comes within ``FACT_SIMILARITY_MIN`` and the answer does not say it yet. What the
+        model got wrong, or said beyond its abstract, is then told in the abstract's words
+        ("... 7.5% [1]" removed: "- RLER ...: ... by 6.2% ... [1]."); at most ``most``."""
+        lines: list[str] = []
+        for verdict in self.verdicts:
+            cites = set(verdict.statement.cites)
+            if verdict.kept or len(cites) != 1 or (number := cites.pop()) not in self.abstracts:
+                continue
+            abstract = self.abstracts[number]
+            vector = self.embedder.embed_query(plain(verdict.statement.text))
+            index, similarity = closest_sentence(verdict.statement.text, vector, abstract)
+            sentence = plain(abstract.sentences[index]).strip().rstrip(" .")
+            said = _key(self.shown + " ".join(lines))
+            if (
+                similarity < FACT_SIMILARITY_MIN
+                or is_boilerplate(sentence)
+                or _key(sentence) in said
+            ):
+                continue
+            lines.append(f"- {self.sources[number].paper.title}: {sentence} [{number}].")
+            if len(lines) >= most:
+                break
+        return "\n".join(lines)
 
     def _judge(self, statement: Statement) -> Verdict:
         self.removed_markers += sum(1 for n in statement.cites if n not in self.abstracts)

@@ -244,8 +244,10 @@ class PaperQuestion:
         relevant: list[answering.ScoredHit],
         sources: list[answering.Source],
     ) -> list[str]:
-        """What follows a model's answer that stood the check (nothing, here)."""
-        return []
+        """What follows a model's answer that stood the check: the abstracts' own sentences
+        for what the check removed of it (``Checker.in_place_of_removed``)."""
+        quoted = checker.in_place_of_removed()
+        return ["\n" + quoted] if quoted else []
 
 
 class Comparison(PaperQuestion):
