@@ -781,14 +781,16 @@ class Checker:
         return out
 
     def in_place_of_removed(self, most: int = QUOTED_FOR_REMOVED) -> str:
-        """For statements the check removed, each citing one source: the sentence of that
-        abstract the statement was closest to, quoted under its title and cited, when it
-        comes within ``FACT_SIMILARITY_MIN`` and the answer does not say it yet. What the
+        """For statements the check removed, each citing one source (or none, in an answer
+        that cites one): the sentence of that abstract the statement was closest to, quoted
+        under its title and cited, when it comes within ``FACT_SIMILARITY_MIN`` and the
+        answer does not say it yet. What the
         model got wrong, or said beyond its abstract, is then told in the abstract's words
         ("... 7.5% [1]" removed: "- RLER ...: ... by 6.2% ... [1]."); at most ``most``."""
         lines: list[str] = []
         for verdict in self.verdicts:
-            cites = set(verdict.statement.cites)
+            # a statement citing nothing, in an answer that cites one paper, is about that one
+            cites = set(verdict.statement.cites) or set(self.order)
             if verdict.kept or len(cites) != 1 or (number := cites.pop()) not in self.abstracts:
                 continue
             abstract = self.abstracts[number]
