@@ -401,6 +401,15 @@ def test_a_sentence_that_says_nothing_checkable_is_not_shown(bundled_index, embe
     assert "18.1%" in answer.text, answer.text
 
 
+def indexed(tmp_path, embedder, papers: list[dict]) -> Assistant:
+    """An assistant over an index of ``papers`` (id, title, abstract) alone."""
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in papers))
+    a = make_assistant(tmp_path / "index", embedder)
+    a.ingest([source])
+    return a
+
+
 DESCRIBED = [
     {
         "id": "dict",
@@ -424,10 +433,7 @@ def test_a_question_about_a_paper_no_abstract_describes_is_answered_no_paper(
 ) -> None:
     """The closest paper lacks most of what the question says of the one it describes: no
     indexed paper is that one (not "the abstract does not say" of the closest)."""
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in DESCRIBED))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, DESCRIBED)
     described = a.ask(
         "What word error rate does the paper on speech recognition from raw audio "
         "recordings with a Wasserstein loss reach?"
@@ -451,10 +457,7 @@ def test_a_question_on_one_paper_with_both_or_between_or_differential_is_checked
         "We give a differentially private method for learning additive noise models, with "
         "guarantees for each of its variants.",
     }
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in [*DESCRIBED, private]))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, [*DESCRIBED, private])
     for asked in (
         "Which dataset does the paper on differentially private federated training of deep "
         "networks use?",
@@ -482,10 +485,7 @@ def test_which_earlier_works_a_described_paper_draws_on_is_asked_of_that_paper(
         "a network to predict implicit steps, which cuts solver time by half on chemical "
         "kinetics.",
     }
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in [DESCRIBED[0], solvers]))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, [DESCRIBED[0], solvers])
     answer = a.ask(
         "Which earlier works does the neural stiff differential equation solver draw on, "
         "and from which years?"
@@ -509,10 +509,7 @@ GIVEN = [
 def test_a_short_form_the_abstract_spells_out_is_not_missing(tmp_path, embedder) -> None:
     """ "GGM" in a question, "Gaussian graphical models" in the abstract: the question's
     terms are there, so its answer is not "the abstract does not mention "GGM""."""
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in GIVEN))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, GIVEN)
     spelled = a.ask("Which data is the sparse conditional GGM solver applied to?")
     assert "GGM" not in spelled.text.split("\n")[0], spelled.text
     assert spelled.coverage == "answered", spelled.text
@@ -535,10 +532,7 @@ NAMED_LATE = [
 def test_a_name_the_abstract_gives_late_is_not_said_to_be_missing(tmp_path, embedder) -> None:
     """The datasets are in the abstract's last sentence: "which datasets" is answered, not
     "the abstract names none"."""
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in NAMED_LATE))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, NAMED_LATE)
     answer = a.ask("Which datasets does the radial basis function solver use as a classifier?")
     assert answer.coverage == "answered", answer.text
     assert "names none" not in answer.text
@@ -570,10 +564,7 @@ def test_which_named_things_an_abstract_does_not_name_are_said_unstated(
 ) -> None:
     """ "Which <a few words> datasets", also after a clause: the abstract names none (ARIMA is
     in the question, or only earlier work), so the answer says so first."""
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in UNNAMED))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, UNNAMED)
     answer = a.ask(asked)
     assert answer.coverage == "unstated", answer.text
     assert answer.text.startswith("The abstract does not say"), answer.text
@@ -609,10 +600,7 @@ ADAM = [
 def test_what_something_is_called_is_a_name_the_abstract_gives_or_unstated(
     tmp_path, embedder, asked, coverage
 ) -> None:
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in ADAM))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, ADAM)
     answer = a.ask(asked)
     assert answer.coverage == coverage, answer.text
 
@@ -639,10 +627,7 @@ SAMPLER = [  # colt2022 (eval/corpora)
 def test_a_paper_described_by_its_title_is_answered_from(tmp_path, embedder) -> None:
     """No sentence comes close to the question, the title does: the paper is answered
     from, not "the indexed papers do not cover this question"."""
-    source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in SAMPLER))
-    a = make_assistant(tmp_path / "index", embedder)
-    a.ingest([source])
+    a = indexed(tmp_path, embedder, SAMPLER)
     answer = a.ask("How does the improved analysis of the Lee-Shen-Tian proximal sampler "
                    "interpret the sampler?")  # fmt: skip
     assert [c.paper.paper_id for c in answer.citations] == ["sampler"], answer.text
