@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -404,7 +405,7 @@ def test_a_sentence_that_says_nothing_checkable_is_not_shown(bundled_index, embe
 def indexed(tmp_path, embedder, papers: list[dict]) -> Assistant:
     """An assistant over an index of ``papers`` (id, title, abstract) alone."""
     source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in papers))
+    source.write_text("".join(json.dumps(p) + "\n" for p in papers))
     a = make_assistant(tmp_path / "index", embedder)
     a.ingest([source])
     return a
@@ -680,7 +681,7 @@ def test_a_comparison_statement_about_one_paper_resting_on_the_other_is_removed(
     """The model gives the Massart paper's sentence to the intersections paper, citing the
     Massart paper: every word but the subject is in the cited abstract, and it is removed."""
     source = tmp_path / "papers.jsonl"
-    source.write_text("".join(__import__("json").dumps(p) + "\n" for p in HALFSPACES))
+    source.write_text("".join(json.dumps(p) + "\n" for p in HALFSPACES))
     said = " holds even when the optimal error is exponentially small in the dimension and "
     said += "an overwhelming fraction of examples are noiseless [1]."
     wrong = "The SQ lower bound for intersections of halfspaces" + said

@@ -784,14 +784,16 @@ class Checker:
         """For statements the check removed, each citing one source (or none, in an answer
         that cites one): the sentence of that abstract the statement was closest to, quoted
         under its title and cited, when it comes within ``FACT_SIMILARITY_MIN`` and the
-        answer does not say it yet. What the
-        model got wrong, or said beyond its abstract, is then told in the abstract's words
-        ("... 7.5% [1]" removed: "- RLER ...: ... by 6.2% ... [1]."); at most ``most``."""
+        answer does not say it yet. What the model got wrong, or said beyond its abstract,
+        is then told in the abstract's words ("... 9.7% [1]" removed: "- RLER ...: ... by
+        6.2% ... [1]."); at most ``most``."""
         lines: list[str] = []
         for verdict in self.verdicts:
+            if verdict.kept:
+                continue
             # a statement citing nothing, in an answer that cites one paper, is about that one
             cites = set(verdict.statement.cites) or set(self.order)
-            if verdict.kept or len(cites) != 1 or (number := cites.pop()) not in self.abstracts:
+            if len(cites) != 1 or (number := cites.pop()) not in self.abstracts:
                 continue
             abstract = self.abstracts[number]
             vector = self.embedder.embed_query(plain(verdict.statement.text))
