@@ -128,6 +128,31 @@ def test_an_abstract_that_does_not_state_the_answer_gets_the_abstract_does_not_s
     assert a.ask(ASKED).coverage == "answered"
 
 
+# "withstand", "contaminated", "inputs": more than a third of its terms, none of them a name,
+# are not in the tester's abstract ("robust to a small fraction of corrupted samples")
+REWORDED_QUESTION = "How does the Huber loss uniformity tester withstand contaminated inputs?"
+
+
+def test_words_an_abstract_lacks_are_read_by_the_model_before_the_abstract_does_not_say(
+    index, embedder
+) -> None:
+    """A question whose words the abstract says otherwise: the word checks find it lacks
+    them; the model, holding the abstract to state the answer at ``ANSWERS_WORDS``, lets it
+    through. Below that, "The abstract does not say" names the words."""
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): judges.ANSWERS_WORDS}
+    reply = "It is robust to a small fraction of corrupted samples [1]."
+    a, reader = judged(index, embedder, odds, reply)
+    answer = a.ask(REWORDED_QUESTION)
+    assert answer.coverage == "answered", answer.text
+    assert "robust to a small fraction of corrupted samples [1]" in answer.text
+    assert (TESTER, judges.ASK_ANSWERS) in reader.asked
+    odds[(TESTER, judges.ASK_ANSWERS)] = judges.ANSWERS_WORDS - 0.1
+    a, _ = judged(index, embedder, odds, reply)
+    answer = a.ask(REWORDED_QUESTION)
+    assert answer.coverage == "unstated", answer.text
+    assert '"contaminated"' in answer.text.split("\n", 1)[0], answer.text
+
+
 SAYS = judges.ASK_SAYS.split("{", 1)[0]
 # every term but "label" and "noise" is in the tester's abstract: the word checks hold it
 NEAR_MISS = (

@@ -309,6 +309,7 @@ class Gap:
     lead: str  # the sentence that says what is not stated
     sources: list[Source]
     names_words: bool = True  # the lead names the question's words the abstracts lack
+    wording: bool = False  # it stands on the question's words alone (no name, number or kind)
 
 
 # A statement removed from an answer that stood is followed by its abstract's closest
@@ -369,9 +370,8 @@ def find_gap(
     short = bool(terms) and len(lacking) / len(terms) > tolerance
     if lacking and (short or lacks_name):
         words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
-        return Gap(
-            "unstated", f"{UNSTATED}: the {whose} abstract does not mention {words}.", [subject]
-        )
+        lead = f"{UNSTATED}: the {whose} abstract does not mention {words}."
+        return Gap("unstated", lead, [subject], wording=not lacks_name)
     if premises.asks_number(question) and not _states_a_number(question, subject):
         lead = f"{UNSTATED}: the {whose} abstract gives no such number."
         return Gap("unstated", lead, [subject])
@@ -427,8 +427,11 @@ def judged_gap(
     that abstract has no word of to be read there otherwise (``_unsaid``). A question asked of
     one paper that the word checks let through is answered only if the model holds that
     abstract to state the answer (``judges.ANSWERS``); the word checks' gap, when they found
-    one in another source than the one held to be it, is that source's instead. Comparisons,
-    and questions naming more than one paper, are left as they are.
+    one in another source than the one held to be it, is that source's instead. A gap that
+    stands on the question's words alone (a third of them missing, every name present) is
+    read the same way, at the higher ``judges.ANSWERS_WORDS``: words may be said otherwise
+    ("reduce its problem to", of "operates as a reduction to"). Comparisons, and questions
+    naming more than one paper, are left as they are.
     """
     if judges.READ == 0 or (gap is not None and gap.coverage == "no_paper"):
         return gap
@@ -448,6 +451,9 @@ def judged_gap(
         gap = find_gap(question, [subject], asking)  # what the words say of that one
     if gap is None and finds:
         return _unsaid(question, terms, subject, sources, judge)
+    if gap is not None and gap.wording and not finds:
+        # words the abstract lacks may be said otherwise: the model's reading decides
+        return None if judge.answers(question, subject.paper) >= judges.ANSWERS_WORDS else gap
     if gap is not None or finds:
         return gap  # which paper: the one held to be it
     if judge.answers(question, subject.paper) >= judges.ANSWERS:

@@ -21,7 +21,10 @@ describes its paper ("What bounds does the paper on non-stationary strategies fo
 cooperative stochastic games prove?", of an index holding a zero-sum one) is answered "No
 indexed paper does that" when the model holds none of its closest sources to be it, where
 the word checks found its words spread over one abstract; and "The abstract does not say"
-when it holds the abstract not to state the answer. A question asking which paper does
+when it holds the abstract not to state the answer; where the word checks found a third of
+the question's words missing from that abstract (and no name), it is answered only when the
+model holds the abstract to state the answer more surely (``ANSWERS_WORDS``). A question
+asking which paper does
 something presumes one does all of it: the paper held to be it must reach a higher bar, and a
 phrase of the question that abstract has none of the words of ("... as features for semantic
 role labeling?", of a paper that uses its embeddings for other tasks) must be one the model
@@ -66,6 +69,9 @@ MEMBER = rules.JUDGE_MEMBER
 READ = rules.JUDGE_READ
 IS_IT = rules.JUDGE_IS_IT
 ANSWERS = rules.JUDGE_ANSWERS
+# ... and where the word checks found it to lack a third of the question's words, it states
+# the answer in other words at ``ANSWERS_WORDS`` or more
+ANSWERS_WORDS = rules.JUDGE_ANSWERS_WORDS
 # a question asking which paper does something: the one held to be it reaches ``IS_IT_FIND``,
 # and each run of its words that abstract has none of is said there at ``SAYS`` or more
 IS_IT_FIND = rules.JUDGE_IS_IT_FIND

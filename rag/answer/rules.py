@@ -473,6 +473,26 @@ JUDGE_ANSWERS: float = _rule(
     "experiments?': the same",
 )
 
+JUDGE_ANSWERS_WORDS: float = _rule(
+    "JUDGE_ANSWERS_WORDS",
+    1.5,
+    float("inf"),
+    "A question asked of one paper whose abstract lacks more than a third of the question's "
+    "words, though every name the question uses, was answered 'The abstract does not say' on "
+    "the words alone. Words may be said otherwise (a name, a number or a kind of thing the "
+    "abstract lacks may not), so the model's reading ('Does the abstract state the answer to "
+    "the question?') lets it through at this or more. Dev (python bench/premise_judge.py "
+    "--split dev, the kept readings): of its 8 questions that reach this, the 2 answerable "
+    "ones read 1.90 and 2.02, the 5 false premises -1.02 to 1.03 and the fact no abstract "
+    "gives 0.59; answerable questions let through 73 -> 75 of 80, the others unchanged at "
+    "every bar from 1.0 to 1.75.",
+    "iclr2018 spec-16 'What does RESLOPE reduce its problem to, and what does it rely on to "
+    "balance exploration and exploitation?': on, answered from the abstract's 'a reduction to "
+    'contextual bandits\' (off: \'does not mention "reduce", "balance"\')',
+    "iclr2018 spec-07 'What exactly does the All-but-the-Top postprocessing strip from word "
+    "embeddings?': the same (one dev corpus has such questions)",
+)
+
 JUDGE_IS_IT_FIND: float = _rule(
     "JUDGE_IS_IT_FIND",
     1.5,
