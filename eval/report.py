@@ -111,6 +111,10 @@ def _answers_table(report: dict[str, Any]) -> str:
         ["answers repeating the prompt (5-word runs)", str(a["prompt_leaks"])],
         ["answerable questions refused (lists aside)", _num(a.get("answerable_refused"))],
         [
+            "answerable questions said unstated (lists aside)",
+            _num(a.get("answerable_said_unstated")),
+        ],
+        [
             "lists: mean recall / precision",
             f"{_num(a.get('list_recall'))} / {_num(a.get('list_precision'))}",
         ],
@@ -299,6 +303,7 @@ CORPUS_COLUMNS = (
     ("asked facts", "asked_facts_stated"),
     ("comparisons", ("passed_share", "comparison")),
     ("answerable refused", "answerable_refused"),
+    ("answerable said unstated", "answerable_said_unstated"),
     ("list R / P", ("list_recall", "list_precision")),
     ("follow-ups", ("passed_share", "followup")),
 )

@@ -272,6 +272,11 @@ def kind_summary(outcomes: list[Outcome]) -> dict[str, Any]:
         "list_recall": metrics.mean(r for r, _ in lists),
         "list_precision": metrics.mean(p for _, p in lists),
         "answerable_refused": _share(answerable, lambda o: o.refused),
+        # answered "The abstract does not say" where its abstract does (its sentences may
+        # still hold the asked facts, which the kind's pass counts)
+        "answerable_said_unstated": _share(
+            answerable, lambda o: not o.refused and metrics.says_unstated(o.answer.text)
+        ),
     }
 
 

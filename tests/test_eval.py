@@ -309,3 +309,19 @@ def test_a_lists_own_count_is_checked_against_its_citations_not_the_abstracts(bu
     wrong = answer.text.replace(f"{len(answer.citations)} indexed", "7 indexed", 1)
     miscounted = Outcome(outcome.question, [], replace(answer, text=wrong))
     assert invented_numbers(miscounted) == ["7"]
+
+
+def test_an_answerable_question_said_unstated_is_counted_apart_from_refusals(bundled) -> None:
+    """An answer that says the abstract does not state what its abstract does state is no
+    refusal (a paper is cited), but the summary counts it."""
+    from eval.questions import Question
+    from eval.runner import Outcome, kind_summary
+
+    answer = bundled.ask("What does the CSR paper report?", llm="extractive")
+    cited = [c.paper.paper_id for c in answer.citations]
+    question = Question(id="q", question=answer.query, relevant=cited[:1], kind="specific")
+    lead = "The abstract does not say: the abstract does not mention it."
+    said = replace(answer, text=f"{lead}\n{answer.text}", coverage="unstated")
+    summary = kind_summary([Outcome(question, [], answer), Outcome(question, [], said)])
+    assert summary["answerable_refused"] == 0.0
+    assert summary["answerable_said_unstated"] == 0.5
