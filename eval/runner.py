@@ -275,7 +275,8 @@ def kind_summary(outcomes: list[Outcome]) -> dict[str, Any]:
         # answered "The abstract does not say" where its abstract does (its sentences may
         # still hold the asked facts, which the kind's pass counts)
         "answerable_said_unstated": _share(
-            answerable, lambda o: not o.refused and metrics.says_unstated(o.answer.text)
+            [o for o in answerable if o.question.kind != "unstated"],
+            lambda o: not o.refused and metrics.says_unstated(o.answer.text),
         ),
     }
 

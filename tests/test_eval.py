@@ -322,6 +322,8 @@ def test_an_answerable_question_said_unstated_is_counted_apart_from_refusals(bun
     question = Question(id="q", question=answer.query, relevant=cited[:1], kind="specific")
     lead = "The abstract does not say: the abstract does not mention it."
     said = replace(answer, text=f"{lead}\n{answer.text}", coverage="unstated")
-    summary = kind_summary([Outcome(question, [], answer), Outcome(question, [], said)])
+    unstated = question.model_copy(update={"kind": "unstated"})  # rightly said unstated
+    outcomes = [Outcome(question, [], answer), Outcome(question, [], said)]
+    summary = kind_summary([*outcomes, Outcome(unstated, [], said)])
     assert summary["answerable_refused"] == 0.0
     assert summary["answerable_said_unstated"] == 0.5
