@@ -151,6 +151,11 @@ def test_words_an_abstract_lacks_are_read_by_the_model_before_the_abstract_does_
     answer = a.ask(REWORDED_QUESTION)
     assert answer.coverage == "unstated", answer.text
     assert '"contaminated"' in answer.text.split("\n", 1)[0], answer.text
+    # a value asked for is more than wording: however sure the reading, not stated
+    odds[(TESTER, judges.ASK_ANSWERS)] = 9.0
+    a, _ = judged(index, embedder, odds, reply)
+    asked = "What value of the contamination does the Huber loss uniformity tester withstand?"
+    assert a.ask(asked).coverage == "unstated"
 
 
 SAYS = judges.ASK_SAYS.split("{", 1)[0]

@@ -371,7 +371,9 @@ def find_gap(
     if lacking and (short or lacks_name):
         words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
         lead = f"{UNSTATED}: the {whose} abstract does not mention {words}."
-        return Gap("unstated", lead, [subject], wording=not lacks_name)
+        # a number or names asked for, or a name the abstract lacks, is more than wording
+        asks_more = premises.asks_number(question) or premises.asks_for_names(question)
+        return Gap("unstated", lead, [subject], wording=not (lacks_name or asks_more))
     if premises.asks_number(question) and not _states_a_number(question, subject):
         lead = f"{UNSTATED}: the {whose} abstract gives no such number."
         return Gap("unstated", lead, [subject])

@@ -479,9 +479,10 @@ JUDGE_ANSWERS_WORDS: float = _rule(
     float("inf"),
     "A question asked of one paper whose abstract lacks more than a third of the question's "
     "words, though every name the question uses, was answered 'The abstract does not say' on "
-    "the words alone. Words may be said otherwise (a name, a number or a kind of thing the "
-    "abstract lacks may not), so the model's reading ('Does the abstract state the answer to "
-    "the question?') lets it through at this or more. Dev (python bench/premise_judge.py "
+    "the words alone. Words may be said otherwise (a name the abstract lacks, or a number or "
+    "names asked for, may not: 'What value of K does X use?' stays unstated), so the "
+    "model's reading ('Does the abstract state the answer to the "
+    "question?') lets it through at this or more. Dev (python bench/premise_judge.py "
     "--split dev, the kept readings): of its 8 questions that reach this, the 2 answerable "
     "ones read 1.90 and 2.02, the 5 false premises -1.02 to 1.03 and the fact no abstract "
     "gives 0.59; answerable questions let through 73 -> 75 of 80, the others unchanged at "
