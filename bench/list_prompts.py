@@ -135,11 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     out = REPO / "bench" / "out" / f"list_prompts-{args.split}.json"
     kept: dict[str, float] = json.loads(out.read_text()) if out.exists() else {}
     try:
-        rows = read(args.split, max(args.depth, judges.JUDGED), kept)
+        rows = read(args.split, args.depth, kept)
     finally:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(kept) + "\n")
-    report([(q, pids[: args.depth]) for q, pids in rows], kept)
+    report(rows, kept)
     return 0
 
 

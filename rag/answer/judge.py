@@ -24,11 +24,11 @@ the word checks found its words spread over one abstract; and "The abstract does
 when it holds the abstract not to state the answer; where the word checks found a third of
 the question's words missing from that abstract (and no name), it is answered only when the
 model holds the abstract to state the answer more surely (``ANSWERS_WORDS``). A question
-asking which paper does
-something presumes one does all of it: the paper held to be it must reach a higher bar, and a
-phrase of the question that abstract has none of the words of ("... as features for semantic
-role labeling?", of a paper that uses its embeddings for other tasks) must be one the model
-reads it to say otherwise. ``bench/premise_judge.py`` measures it (``--find``: near misses).
+asking which paper does something presumes one does all of it: the paper held to be it must
+reach a higher bar, and a phrase of the question that abstract has none of the words of ("...
+as features for semantic role labeling?", of a paper that uses its embeddings for other
+tasks) must be one the model reads it to say otherwise. ``bench/premise_judge.py`` measures
+it (``--find``: near misses).
 
 A statement of the model's own answer that the word check removed for its wording alone
 (no sentence close enough, or more words the abstract lacks than a paraphrase may use:
