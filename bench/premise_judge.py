@@ -3,6 +3,7 @@
     python bench/premise_judge.py --split dev     # readings + the thresholds' grid
     python bench/premise_judge.py --split test    # report only: summary lines
     python bench/premise_judge.py --find --split dev   # the written find questions
+    python bench/premise_judge.py --described --split dev   # questions describing a paper
 
 A question asked of one paper presumes something: "Which paper proves a linear convergence
 rate for stochastic L-BFGS on nonconvex objectives?" presumes such a paper is indexed, and
@@ -25,6 +26,12 @@ something, written from the abstracts alone, 12 that one abstract states in othe
 (kind ``specific``) and 12 near misses that change one detail of an abstract so that no
 paper does it (``false_premise``: a result reversed, a method, dataset, setting or
 application swapped). ~5 min a split.
+
+``--described`` reads ``eval/described/`` instead: per corpus, 16 questions that describe
+their paper by what it does instead of naming it, 10 asking a detail its abstract does not
+give (kind ``unstated``: "How many GPUs are used for the model-parallel training of the
+network that applies first-order perturbation theory to ...?") and 6 it does (``specific``).
+~4 min a split.
 """
 
 from __future__ import annotations
@@ -78,7 +85,7 @@ class Asked:
 
 
 def asked(
-    split: str, kept: dict[Key, float], reuse: bool, find: bool = False
+    split: str, kept: dict[Key, float], reuse: bool, written: str = ""
 ) -> tuple[list[Asked], Recording]:
     """Every question of the split's corpora with its sources and the word checks' gap, and
     the judge that reads them (each question read once here, as the product reads it)."""
@@ -89,8 +96,8 @@ def asked(
         # loaded only if a reading is not kept (with --reuse)
         recording.judge = a.judge("local", "premises")
         assert recording.judge is not None, "the local model cannot judge here"
-        written = REPO / "eval" / "premises" / f"{corpus.name}.jsonl" if find else corpus.questions
-        qs = [json.loads(line) for line in written.read_text().splitlines()]
+        path = REPO / "eval" / written / f"{corpus.name}.jsonl" if written else corpus.questions
+        qs = [json.loads(line) for line in path.read_text().splitlines()]
         for q in (q for q in qs if q["kind"] in KINDS):
             text = q["question"]
             hits = a.search(text, a.settings.retrieval.k)
@@ -170,14 +177,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", choices=("dev", "test"), required=True)
     p.add_argument("--reuse", action="store_true", help="the kept readings, not the model")
     p.add_argument("--find", action="store_true", help="the written find questions")
+    p.add_argument("--described", action="store_true", help="questions describing a paper")
     args = p.parse_args(argv)
-    name = f"{'find' if args.find else 'premise'}_readings-{args.split}.json"
+    written = "premises" if args.find else "described" if args.described else ""
+    kind = {"premises": "find", "described": "described"}.get(written, "premise")
+    name = f"{kind}_readings-{args.split}.json"
     out = REPO / "bench" / "out" / name
     kept: dict[Key, float] = {}
     if args.reuse:
         kept = {tuple(k): v for k, v in json.loads(out.read_text())}  # type: ignore[misc]
     started = time.perf_counter()
-    rows, recording = asked(args.split, kept, args.reuse, args.find)
+    rows, recording = asked(args.split, kept, args.reuse, written)
     if not args.reuse:
         print(f"{(time.perf_counter() - started) / len(rows):.1f} s a question read")
     report(rows, recording, grid=args.split == "dev")

@@ -4,6 +4,7 @@
     python eval/verify_questions.py NAME --statements   # eval/statements/NAME.jsonl
     python eval/verify_questions.py NAME --premises     # eval/premises/NAME.jsonl
     python eval/verify_questions.py NAME --details      # eval/details/NAME.jsonl
+    python eval/verify_questions.py NAME --described    # eval/described/NAME.jsonl
 
 Needs only the standard library. A question file passes when every row has a known kind, every
 paper it names is in the corpus, every gold fact is copied from a relevant paper's abstract or
@@ -40,6 +41,8 @@ PREMISE_FIELDS = {"id", "question", "relevant", "kind", "source", "note"}
 PREMISES_EACH = 12  # questions one abstract states, and near misses none does
 DETAIL_FIELDS = {"id", "question", "relevant", "kind", "source", "wrong", "facts", "note"}
 DETAILS = {"wrong_detail": 12, "specific": 8}  # per corpus: wrong details, and controls
+DESCRIBED = {"unstated": 10, "specific": 6}  # per corpus: details not given, and controls
+DESCRIBED_FIELDS = {"id", "question", "relevant", "kind", "facts", "note"}
 
 
 def normal(text: str) -> str:
@@ -205,6 +208,36 @@ def check_details(name: str) -> int:
     return check_file(REPO / "eval" / "details" / f"{name}.jsonl", problems, DETAILS)
 
 
+def check_described(name: str) -> int:
+    """The questions that describe one paper instead of naming it: an ``unstated`` one asks
+    a detail its abstract does not give; a ``specific`` one, written the same way, is
+    answered by gold ``facts`` copied from that abstract. No question holds its paper's
+    title."""
+    texts = load_corpus(name)
+    titles = {pid: text.split(" \n ", 1)[0] for pid, text in texts.items()}
+
+    def problems(row: dict) -> list[str]:
+        found = [f"unknown field {k!r}" for k in row if k not in DESCRIBED_FIELDS]
+        relevant = row.get("relevant") or []
+        paper = relevant[0] if len(relevant) == 1 and relevant[0] in texts else None
+        if paper is None:
+            return [*found, f"relevant {relevant!r} is not one paper of the corpus"]
+        if titles[paper] in normal(row.get("question", "")):
+            found.append("the question names its paper's title: it describes the paper")
+        facts = row.get("facts") or []
+        if row.get("kind") == "specific":
+            missing = [f for f in facts if normal(f) not in texts[paper]]
+            if not facts or missing:
+                found.append(f"facts are copied from the abstract: {missing or 'none given'}")
+        elif row.get("kind") != "unstated" or facts:
+            found.append("kind is unstated (no facts) or specific")
+        if not row.get("note"):
+            found.append("note is empty: say what the abstract does and does not state")
+        return found
+
+    return check_file(REPO / "eval" / "described" / f"{name}.jsonl", problems, DESCRIBED)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", help="corpus name, e.g. iclr2018")
@@ -212,10 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--statements", action="store_true", help="check the statement file")
     which.add_argument("--premises", action="store_true", help="check the find questions")
     which.add_argument("--details", action="store_true", help="check the wrong-detail questions")
+    which.add_argument("--described", action="store_true", help="check the described questions")
     args = parser.parse_args(argv)
     check = check_statements if args.statements else check_questions
     if args.details:
         check = check_details
+    if args.described:
+        check = check_described
     return (check_premises if args.premises else check)(args.name)
 
 

@@ -161,6 +161,14 @@ def test_the_wrong_detail_questions_quote_their_abstracts(name: str) -> None:
     assert verify_questions.check_details(name) == 0
 
 
+@pytest.mark.parametrize("name", ["iclr2018", "colt2022", "aistats2016"])
+def test_the_described_questions_quote_their_abstracts(name: str) -> None:
+    """eval/described/: 10 questions describing one paper and asking a detail its abstract
+    does not give, 6 controls it answers, facts copied from it (``bench/premise_judge.py
+    --described``)."""
+    assert verify_questions.check_described(name) == 0
+
+
 def test_the_bundled_question_file_names_papers_of_the_bundled_list(bundled) -> None:
     lookup = PaperLookup(bundled.papers())
     resolved = {p.paper_id for q in load_questions(QUESTIONS) for p in lookup.resolve(q, "f")}

@@ -117,6 +117,14 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert not compares("Which paper studies the trade-off between depth and width?")
     assert not compares("What does the differentially private estimator assume?")
     assert not compares("Which papers train differentiable renderers?")
+    # "each" or "both" of one paper's things asks of that paper; "different" compares nothing
+    assert not compares("How many epochs does the sparse coding model run for each layer?")
+    assert not compares("What does the parser output for each of the two sentence types?")
+    assert not compares("Which losses does the ranking method use, and are both convex?")
+    assert not compares("Which games does the agent that sees different renderings use?")
+    assert not compares("What distance between observed and simulated data does it use?")
+    assert compares("What do the two pruning papers each remove, and do both retrain?")
+    assert compares("Do both papers use ImageNet?")
     assert two_sides(two) == [
         "Which benchmark environments are NerveNet",
         "the master-slave RL architecture tested on?",

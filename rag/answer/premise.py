@@ -44,15 +44,26 @@ OBJECT_OF = re.compile(
     r"^\s*(?:does|did|do|has|had|have)\s+(?:the|a|an|this|that|its|their|it|they)\b", re.I
 )
 # Words that set two things side by side ("differentially private" is not one of them).
-_COMPARE = re.compile(r"\b(compare|comparison|contrast|differ(?!enti)\w*|versus|vs)\b", re.I)
+# "differ", "differs", "differences", not the adjective: "visually different renderings"
+_COMPARE = re.compile(
+    r"\b(compare|comparison|contrast|differ(?:s|ed|ing|ences?)?|versus|vs)\b", re.I
+)
 # Words that set two papers side by side in a question about papers ("What does each
 # protect against?", "How do X and Y ..."), but one paper's two things in a question that
-# asks to find a paper ("Which paper handles both A and B?", "... between A and B?").
+# asks to find a paper ("Which paper handles both A and B?", "... between A and B?"). "each"
+# and "both" set papers side by side only as what a verb is asked of ("what does each
+# protect against?") or with the papers named: of a thing of one paper ("how many Gibbs
+# steps are used in each update?", "what is proposed for each of the two cases?") they ask
+# of that paper; "between" only when it opens the question ("Between the rate paper and
+# the optimizer paper, which ...?"), not "the dissimilarity between observed and simulated
+# data".
 _COMPARE_PAPERS = re.compile(
-    r"\b(each|both)\b|\bhow do\b[^?]*\band\b|"
+    r"\b(?:do|does|did)\s+(?:each|both)\b|\bboth (?:papers|works|studies)\b|"
+    r"\b(?:each|both) of (?:the|these|them|those)(?: two)? (?:papers|works|studies)\b|"
+    r"\bhow do\b[^?]*\band\b|"
     # two subjects of one plural verb: "Which datasets are X and the Y paper evaluated on?"
     r"\b(?:do|did|are|were|have)\s+(?:the\s+)?[^?,;]{2,80}?\s+and\s+(?:the|a|an)\s|"
-    r"\bbetween\b[^?]*\band\b",
+    r"^\s*between\b[^?]*\band\b",
     re.I,
 )
 _SIDES = re.compile(r"\s+(?:and|vs\.?|versus)\s+", re.I)
