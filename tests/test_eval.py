@@ -161,7 +161,9 @@ def test_the_wrong_detail_questions_quote_their_abstracts(name: str) -> None:
     assert verify_questions.check_details(name) == 0
 
 
-@pytest.mark.parametrize("name", ["iclr2018", "colt2022", "aistats2016"])
+@pytest.mark.parametrize(
+    "name", ["iclr2018", "colt2022", "aistats2016", "corl2023", "neurips2003", "scifact"]
+)
 def test_the_described_questions_quote_their_abstracts(name: str) -> None:
     """eval/described/: 10 questions describing one paper and asking a detail its abstract
     does not give, 6 controls it answers, facts copied from it (``bench/premise_judge.py
