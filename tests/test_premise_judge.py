@@ -158,6 +158,33 @@ def test_words_an_abstract_lacks_are_read_by_the_model_before_the_abstract_does_
     assert a.ask(asked).coverage == "unstated"
 
 
+def test_an_answer_nothing_of_which_stands_is_said_unstated_unless_read_surely(
+    index, embedder
+) -> None:
+    """Nothing the model wrote stood the check (what it gave is in no sentence of the
+    abstract): the abstract's closest sentences are not shown as if they answered. "The
+    abstract does not say" leads, unless the model holds the abstract to state the answer at
+    ``ANSWERS_UNCHECKED``; each reading is taken once."""
+    unsure = judges.ANSWERS_UNCHECKED - 0.1
+    assert unsure >= judges.ANSWERS  # the premise check lets the question through
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): unsure}
+    # a reply citing nothing is not joined to the sentences that follow it
+    reply = "It discards them by a majority vote [1]. It is robust uniformity testing with the Huber loss."
+    a, reader = judged(index, embedder, odds, reply)
+    answer = a.ask(ASKED)
+    assert answer.coverage == "unstated", answer.text
+    assert answer.text.startswith("The abstract does not say"), answer.text
+    assert "majority vote" not in answer.text and "It is robust" not in answer.text
+    assert "corrupted samples [1]" in answer.text  # the abstract's own sentence, cited
+    assert reader.asked.count((TESTER, judges.ASK_ANSWERS)) == 1
+    # held to state it surely: the closest sentences, as they were
+    odds[(TESTER, judges.ASK_ANSWERS)] = judges.ANSWERS_UNCHECKED
+    a, _ = judged(index, embedder, odds, reply)
+    answer = a.ask(ASKED)
+    assert answer.coverage == "answered", answer.text
+    assert "corrupted samples [1]" in answer.text
+
+
 SAYS = judges.ASK_SAYS.split("{", 1)[0]
 # every term but "label" and "noise" is in the tester's abstract: the word checks hold it
 NEAR_MISS = (

@@ -460,6 +460,33 @@ def judged_gap(
         return gap  # which paper: the one held to be it
     if judge.answers(question, subject.paper) >= judges.ANSWERS:
         return None
+    return _not_stated(subject)
+
+
+def unchecked_gap(question: str, sources: list[Source], judge: judges.Judge) -> Gap | None:
+    """The gap of a question asked of one paper when nothing the model wrote of its answer
+    stood the check: the abstract does not state what the question asks unless the model
+    holds it to at ``judges.ANSWERS_UNCHECKED``, above ``judges.ANSWERS``. An answer the
+    model could not write from the abstract is itself a sign that the abstract lacks it
+    ("How many Gibbs steps are used in each update?" answered "1 Gibbs step", removed: the
+    number is in no abstract), where the abstract's closest sentences would otherwise be
+    shown as if they answered. The paper is the one ``judged_gap`` read: named, or the
+    first of the closest held to be it."""
+    if judges.READ == 0:
+        return None
+    named = [s for s in sources if names_paper(question, s.paper)]
+    finds = premises.asks_to_find(question) and not named
+    if len(named) > 1 or premises.compares(question) or finds:
+        return None
+    read = sources[: judges.READ]
+    held = (s for s in read if judge.is_it(question, s.paper) >= judges.IS_IT)
+    subject = named[0] if named else next(held, None)
+    if subject is None or judge.answers(question, subject.paper) >= judges.ANSWERS_UNCHECKED:
+        return None
+    return _not_stated(subject)
+
+
+def _not_stated(subject: Source) -> Gap:
     whose = _whose(subject.paper)
     lead = f"{UNSTATED}: the {whose} abstract does not state what the question asks."
     return Gap("unstated", lead, [subject], names_words=False)

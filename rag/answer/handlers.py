@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..retrieve.search import FilterArgs
 from ..types import Answer, Hit, Step
 from . import answering, lists, trends
+from . import judge as judges
 from . import overview as overviews
 from . import premise as premises
 from .generators import Generator
@@ -196,7 +197,9 @@ class PaperQuestion:
             yield refused
             return
         gap = answering.find_gap(query, sources, a.retriever.corpus.venues, a.verifier)
-        if unlisted is None and (judge := a.judge(asked.backend, "premises")):
+        judge = a.judge(asked.backend, "premises") if unlisted is None else None
+        if judge is not None:
+            judge = judges.Remembered(judge)  # read again if nothing the model wrote stands
             gap = answering.judged_gap(query, sources, gap, judge, a.retriever.corpus.venues)
         if unlisted is not None and (
             gap is None or gap.coverage != "no_paper" or not gap.names_words
@@ -220,9 +223,17 @@ class PaperQuestion:
                 yield shown
         if not gap and asked.generator.writes and answering.falls_short(checker, query):
             # what the model wrote did not survive the check, or left out the number or the
-            # names asked for: the abstracts' own sentences say it
-            quoted = "".join(a.generator("extractive").reply(query, sources, relevant))
-            yield from _checked(checker, ["\n" + quoted])
+            # names asked for: the abstracts' own sentences say it, unless nothing it wrote
+            # stood and the abstract is read not to state it
+            if judge is not None and not checker.citations():
+                gap = answering.unchecked_gap(query, sources, judge)
+            if gap:
+                yield gap.lead + "\n"
+                reply = ["\n" + answering.gap_reply(gap, relevant, sources)]
+                yield from _checked(checker, reply)
+            else:
+                quoted = "".join(a.generator("extractive").reply(query, sources, relevant))
+                yield from _checked(checker, ["\n" + quoted])
         elif not gap and asked.generator.writes:
             if more := self.completed(checker, relevant, sources):
                 yield from _checked(checker, more)

@@ -72,6 +72,8 @@ ANSWERS = rules.JUDGE_ANSWERS
 # ... and where the word checks found it to lack a third of the question's words, it states
 # the answer in other words at ``ANSWERS_WORDS`` or more
 ANSWERS_WORDS = rules.JUDGE_ANSWERS_WORDS
+# ... and where nothing the model wrote of its answer stood the check, at this or more
+ANSWERS_UNCHECKED = rules.JUDGE_ANSWERS_UNCHECKED
 # a question asking which paper does something: the one held to be it reaches ``IS_IT_FIND``,
 # and each run of its words that abstract has none of is said there at ``SAYS`` or more
 IS_IT_FIND = rules.JUDGE_IS_IT_FIND
@@ -134,6 +136,37 @@ class ModelJudge:
 
     def supports(self, statement: str, paper: Paper) -> float:
         return float(self.llm.yes_or_no(messages(statement, paper, ASK_SUPPORTS, "Statement")))
+
+
+class Remembered:
+    """A judge that reads each ask of a paper once: what one answer's premise check read
+    ("is it the paper?", "does its abstract state the answer?") is read again by a later
+    check of the same answer at no cost."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+        self._read: dict[tuple[str, ...], float] = {}
+
+    def _once(self, ask: str, text: str, paper: Paper, *more: str) -> float:
+        key = (ask, text, paper.paper_id, *more)
+        if key not in self._read:
+            self._read[key] = getattr(self.judge, ask)(text, paper, *more)
+        return self._read[key]
+
+    def member(self, question: str, paper: Paper) -> float:
+        return self._once("member", question, paper)
+
+    def is_it(self, question: str, paper: Paper) -> float:
+        return self._once("is_it", question, paper)
+
+    def answers(self, question: str, paper: Paper) -> float:
+        return self._once("answers", question, paper)
+
+    def says(self, question: str, paper: Paper, phrase: str) -> float:
+        return self._once("says", question, paper, phrase)
+
+    def supports(self, statement: str, paper: Paper) -> float:
+        return self._once("supports", statement, paper)
 
 
 def judged(judge: Judge, question: str, papers: list[Paper]) -> list[tuple[Paper, float]]:

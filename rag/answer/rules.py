@@ -494,6 +494,29 @@ JUDGE_ANSWERS_WORDS: float = _rule(
     "embeddings?': the same (one dev corpus has such questions)",
 )
 
+JUDGE_ANSWERS_UNCHECKED: float = _rule(
+    "JUDGE_ANSWERS_UNCHECKED",
+    1.0,
+    float("-inf"),
+    "A question asked of one paper that the checks let through, where nothing the model "
+    "wrote of its answer stood the check, was answered with the abstract's closest sentences "
+    "and no lead, as if they held the answer. The model failing to write an answer its "
+    "abstract supports is a sign that the abstract lacks it, so its reading ('Does the "
+    "abstract state the answer to the question?') must then reach this bar, above "
+    "JUDGE_ANSWERS; below it, 'The abstract does not say'. Dev (eval/run.py on the dev "
+    "corpora and eval/described/, readings of bench/premise_judge.py): of the answers shown "
+    "as quotes alone, the 17 answerable read 1.01-2.67 (their quotes hold the facts), the 11 "
+    "facts no abstract gives 0.75-1.72; at 1.0, 4 of the 11 said unstated and no answerable "
+    "one; at 1.2, 5 and 2; at 1.5, 9 and 3 (AUC 0.87): the reading tells them apart only at "
+    "its low end.",
+    "aistats2016 des-u02 'Which specific disease is recorded in the large spatio-temporal "
+    "dataset analysed by the scalable changepoint model ...?': on, 'The abstract does not "
+    "say' (off: the abstract's sentences, no lead)",
+    "iclr2018 des-u03 'Which specific games are used in the experiments of the paper that "
+    "places visually different renderings of games ... on a shared embedding manifold ...?': "
+    "the same",
+)
+
 JUDGE_IS_IT_FIND: float = _rule(
     "JUDGE_IS_IT_FIND",
     1.5,
