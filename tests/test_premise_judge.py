@@ -168,8 +168,11 @@ def test_an_answer_nothing_of_which_stands_is_said_unstated_unless_read_surely(
     unsure = judges.ANSWERS_UNCHECKED - 0.1
     assert unsure >= judges.ANSWERS  # the premise check lets the question through
     odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): unsure}
-    # a reply citing nothing is not joined to the sentences that follow it
-    reply = "It discards them by a majority vote [1]. It is robust uniformity testing with the Huber loss."
+    # its last sentence, the paper's title said again, is not joined to what follows it
+    reply = (
+        "It discards them by a majority vote [1]. "
+        "It is robust uniformity testing with the Huber loss."
+    )
     a, reader = judged(index, embedder, odds, reply)
     answer = a.ask(ASKED)
     assert answer.coverage == "unstated", answer.text
