@@ -35,7 +35,6 @@ sys.path.insert(0, str(REPO / "bench"))
 from list_membership import Question, line, open_corpus, questions, score  # noqa: E402
 
 from eval.corpora import CORPORA  # noqa: E402
-from rag import Paper  # noqa: E402
 from rag.evaluation import judge as judges  # noqa: E402
 from rag.evaluation import lists as listing  # noqa: E402
 
@@ -43,32 +42,9 @@ Listed = dict[tuple[str, str], set[str]]
 Key = tuple[str, str, str]  # question, paper id, what is asked
 
 
-class Recording:
-    """A judge that remembers every reading: (question, paper id, what is asked) -> log-odds;
-    ``kept`` readings are read back instead of asking the judge (``None``: all must be)."""
-
-    def __init__(self, judge: judges.Judge | None, kept: dict[Key, float] | None = None) -> None:
-        self.judge = judge
-        self.kept: dict[Key, float] = {} if kept is None else kept
-
-    def _read(self, what: str, question: str, paper: Paper, *more: str) -> float:
-        key = (question, paper.paper_id, " ".join((what, *more)))
-        if key not in self.kept:
-            assert self.judge is not None, f"no reading kept for {key}"
-            self.kept[key] = getattr(self.judge, what)(question, paper, *more)
-        return self.kept[key]
-
-    def member(self, question: str, paper: Paper) -> float:
-        return self._read("member", question, paper)
-
-    def is_it(self, question: str, paper: Paper) -> float:
-        return self._read("is_it", question, paper)
-
-    def answers(self, question: str, paper: Paper) -> float:
-        return self._read("answers", question, paper)
-
-    def says(self, question: str, paper: Paper, phrase: str) -> float:
-        return self._read("says", question, paper, phrase)
+# A judge that remembers every reading, (question, paper id, what is asked) -> log-odds;
+# ``kept`` readings are read back instead of asking the judge (``None``: all must be)
+Recording = judges.Remembered
 
 
 def auc(positives: list[float], negatives: list[float]) -> float:

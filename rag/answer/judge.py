@@ -141,17 +141,19 @@ class ModelJudge:
 class Remembered:
     """A judge that reads each ask of a paper once: what one answer's premise check read
     ("is it the paper?", "does its abstract state the answer?") is read again by a later
-    check of the same answer at no cost."""
+    check of the same answer at no cost. ``kept``: readings taken before, keyed by (text,
+    paper id, what is asked); with no ``judge``, every reading asked for must be kept."""
 
-    def __init__(self, judge: Judge) -> None:
+    def __init__(self, judge: Judge | None, kept: dict[tuple[str, str, str], float] | None = None):
         self.judge = judge
-        self._read: dict[tuple[str, ...], float] = {}
+        self.kept: dict[tuple[str, str, str], float] = {} if kept is None else kept
 
     def _once(self, ask: str, text: str, paper: Paper, *more: str) -> float:
-        key = (ask, text, paper.paper_id, *more)
-        if key not in self._read:
-            self._read[key] = getattr(self.judge, ask)(text, paper, *more)
-        return self._read[key]
+        key = (text, paper.paper_id, " ".join((ask, *more)))
+        if key not in self.kept:
+            assert self.judge is not None, f"no reading kept for {key}"
+            self.kept[key] = getattr(self.judge, ask)(text, paper, *more)
+        return self.kept[key]
 
     def member(self, question: str, paper: Paper) -> float:
         return self._once("member", question, paper)
