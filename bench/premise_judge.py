@@ -138,7 +138,7 @@ def report(rows: list[Asked], recording: Recording, grid: bool) -> None:
         return max((recording.is_it(r.text, s.paper) for s in read), default=-9.0)
 
     def first(r: Asked) -> float:
-        return recording.answers(r.text, r.sources[0].paper) if r.sources else -9.0
+        return answering.states_answer(recording, r.text, r.sources[0].paper) if r.sources else -9.0
 
     answerable = [r for r in rows if r.kind in ("specific", "numeric")]
     unstated = [r for r in rows if r.kind == "unstated"]

@@ -188,6 +188,52 @@ def test_an_answer_nothing_of_which_stands_is_said_unstated_unless_read_surely(
     assert "corrupted samples [1]" in answer.text
 
 
+# asked of the tester, described by a clause that repeats its abstract, which gives no rate
+CLAUSE = "that is built on the Huber loss of the empirical counts"
+CLAUSED = f"What learning rate is used by the tester {CLAUSE}?"
+
+
+class ReadsTheClause(Reader):
+    """A reader that, like the local model, holds the abstract more surely to state the
+    answer when the question repeats the abstract's words; it records the questions."""
+
+    questions: list[str]
+
+    def yes_or_no(self, messages: list[dict[str, str]]) -> float:
+        question = messages[-1]["content"].split("Question: ")[-1].split("\n")[0]
+        self.questions = [*getattr(self, "questions", []), question]
+        return super().yes_or_no(messages) + (2.0 if CLAUSE in question else 0.0)
+
+
+def test_whether_the_abstract_states_the_answer_is_read_of_what_is_asked(
+    index, embedder, monkeypatch
+) -> None:
+    """The clause describing the paper repeats its abstract: read with it, the abstract
+    seems to state the answer; "does the abstract state the answer?" is asked of the
+    question without it (``premise.asked_part``, ``rules.DESCRIPTION_CLAUSE``)."""
+    from rag.answer import premise, rules
+
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): judges.ANSWERS - 0.5}
+    reply = "It is robust to a small fraction of corrupted samples [1]."
+
+    def ask() -> tuple[Answer, ReadsTheClause]:
+        reader, writer = ReadsTheClause(odds), ScriptedGenerator(reply)
+        writer.llm = reader
+        a = make_assistant(index, embedder, "local", generators={"local": writer})
+        return a.ask(CLAUSED), reader
+
+    answer, reader = ask()
+    assert answer.coverage == "unstated", answer.text
+    assert answer.text.startswith("The abstract does not say"), answer.text
+    asks = zip(reader.questions, reader.asked, strict=True)
+    asked = [q for q, (_, what) in asks if what == judges.ASK_ANSWERS]
+    assert asked == ["What learning rate is used by the tester?"]
+    # the clause read too (the rule off): the abstract is taken to state it
+    monkeypatch.setattr(premise, "_CLAUSE", premise.re.compile(rules.NEVER))
+    answer, _ = ask()
+    assert answer.coverage == "answered", answer.text
+
+
 SAYS = judges.ASK_SAYS.split("{", 1)[0]
 # every term but "label" and "noise" is in the tester's abstract: the word checks hold it
 NEAR_MISS = (

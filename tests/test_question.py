@@ -132,6 +132,33 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert two_sides("What does NerveNet do?") == []
 
 
+def test_what_a_question_asks_of_its_paper_is_read_without_the_clause_describing_it() -> None:
+    from rag.answer.premise import asked_part
+
+    assert (
+        asked_part("How many GPUs train the network that fuses residual units into one operator?")
+        == "How many GPUs train the network?"
+    )
+    # the clause opening the question ends at the comma before what is asked
+    assert (
+        asked_part("In the paper that bounds regret by covering numbers, what exponent is shown?")
+        == "In the paper, what exponent is shown?"
+    )
+    # "below which" is the clause's; "such that" and "so that" describe nothing
+    assert (
+        asked_part("What rate holds at the noise level below which recovery is easy?")
+        == "What rate holds at the noise level?"
+    )
+    kept = [
+        "What datasets is the graph kernel CNN evaluated on?",
+        "On which datasets does the parser, trained on treebanks that vary, report accuracy?",
+        "Which matrix is returned such that its condition number is constant?",
+        "Which papers study robust testing so that outliers are tolerated?",
+    ]
+    for question in kept:
+        assert asked_part(question) == question
+
+
 def test_a_comparison_searches_each_paper_without_what_it_asks_of_both() -> None:
     from rag.answer.premise import subjects
     from rag.answer.support import method_name

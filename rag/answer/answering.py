@@ -442,25 +442,31 @@ def judged_gap(
         return gap
     terms = premises.terms(question, [paper_name(s.paper) for s in named])
     finds = premises.asks_to_find(question) and not named
-    subject = named[0] if named else None
+    bar = judges.IS_IT_FIND if finds else judges.IS_IT
+    subject = named[0] if named else _held(question, sources, judge, bar)
     if subject is None:
-        read = sources[: judges.READ]
-        bar = judges.IS_IT_FIND if finds else judges.IS_IT
-        subject = next((s for s in read if judge.is_it(question, s.paper) >= bar), None)
-        if subject is None:
-            return _no_paper(question, terms, sources, premises.short_forms(question))
+        return _no_paper(question, terms, sources, premises.short_forms(question))
     if gap is not None and gap.sources != [subject]:
         gap = find_gap(question, [subject], asking)  # what the words say of that one
     if gap is None and finds:
         return _unsaid(question, terms, subject, sources, judge)
     if gap is not None and gap.wording and not finds:
         # words the abstract lacks may be said otherwise: the model's reading decides
-        return None if judge.answers(question, subject.paper) >= judges.ANSWERS_WORDS else gap
+        stated = states_answer(judge, question, subject.paper)
+        return None if stated >= judges.ANSWERS_WORDS else gap
     if gap is not None or finds:
         return gap  # which paper: the one held to be it
-    if judge.answers(question, subject.paper) >= judges.ANSWERS:
+    if states_answer(judge, question, subject.paper) >= judges.ANSWERS:
         return None
     return _not_stated(subject)
+
+
+def states_answer(judge: judges.Judge, question: str, paper: Paper) -> float:
+    """The model's log-odds that ``paper``'s abstract states the answer to ``question``,
+    read of what the question asks only: a clause describing the paper ("... of the network
+    that applies first-order perturbation theory to ...") repeats the abstract, and the
+    reading follows those words (``premises.asked_part``)."""
+    return judge.answers(premises.asked_part(question), paper)
 
 
 def unchecked_gap(question: str, sources: list[Source], judge: judges.Judge) -> Gap | None:
@@ -478,12 +484,17 @@ def unchecked_gap(question: str, sources: list[Source], judge: judges.Judge) -> 
     finds = premises.asks_to_find(question) and not named
     if len(named) > 1 or premises.compares(question) or finds:
         return None
-    read = sources[: judges.READ]
-    held = (s for s in read if judge.is_it(question, s.paper) >= judges.IS_IT)
-    subject = named[0] if named else next(held, None)
-    if subject is None or judge.answers(question, subject.paper) >= judges.ANSWERS_UNCHECKED:
+    subject = named[0] if named else _held(question, sources, judge, judges.IS_IT)
+    if subject is None or states_answer(judge, question, subject.paper) >= judges.ANSWERS_UNCHECKED:
         return None
     return _not_stated(subject)
+
+
+def _held(question: str, sources: list[Source], judge: judges.Judge, bar: float) -> Source | None:
+    """The first of the closest sources the model holds, at ``bar``, to be the paper the
+    question is about; None if none is."""
+    read = sources[: judges.READ]
+    return next((s for s in read if judge.is_it(question, s.paper) >= bar), None)
 
 
 def _not_stated(subject: Source) -> Gap:

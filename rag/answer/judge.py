@@ -21,14 +21,16 @@ describes its paper ("What bounds does the paper on non-stationary strategies fo
 cooperative stochastic games prove?", of an index holding a zero-sum one) is answered "No
 indexed paper does that" when the model holds none of its closest sources to be it, where
 the word checks found its words spread over one abstract; and "The abstract does not say"
-when it holds the abstract not to state the answer; where the word checks found a third of
-the question's words missing from that abstract (and no name), it is answered only when the
-model holds the abstract to state the answer more surely (``ANSWERS_WORDS``). A question
-asking which paper does something presumes one does all of it: the paper held to be it must
-reach a higher bar, and a phrase of the question that abstract has none of the words of ("...
-as features for semantic role labeling?", of a paper that uses its embeddings for other
-tasks) must be one the model reads it to say otherwise. ``bench/premise_judge.py`` measures
-it (``--find``: near misses).
+when it holds the abstract not to state the answer, asked of what the question asks: a
+clause describing the paper ("... of the network that applies first-order perturbation theory
+to ...") repeats its abstract and draws a "Yes" (``premise.asked_part``); where the word
+checks found a third of the question's words missing from that abstract (and no name), it
+is answered only when the model holds the abstract to state the answer more surely
+(``ANSWERS_WORDS``). A question asking which paper does something presumes one does all of
+it: the paper held to be it must reach a higher bar, and a phrase of the question that
+abstract has none of the words of ("... as features for semantic role labeling?", of a paper
+that uses its embeddings for other tasks) must be one the model reads it to say otherwise.
+``bench/premise_judge.py`` measures it (``--find``: near misses).
 
 A statement of the model's own answer that the word check removed for its wording alone
 (no sentence close enough, or more words the abstract lacks than a paraphrase may use:

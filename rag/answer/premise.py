@@ -106,6 +106,30 @@ def descriptions(question: str) -> list[str]:
     return [m.group(0).strip() for m in _DESCRIBED.finditer(question)]
 
 
+# A relative clause describing the paper a question asks of ("... of the network that
+# applies ..."): ``rules.DESCRIPTION_CLAUSE``; it ends at the question's end or at a comma
+# before what is asked ("In the paper that ..., what is ...?").
+_CLAUSE = re.compile(rules.DESCRIPTION_CLAUSE, re.I)
+_CLAUSE_PREPOSITION = re.compile(r"\s(?:in|on|of|by|for|with|from|under|below|above|at)$", re.I)
+_ASKED_AFTER_CLAUSE = re.compile(r",\s+(?:what|which|how|where|when|who|does|do|is|are)\b", re.I)
+
+
+def asked_part(question: str) -> str:
+    """``question`` without the clause that describes its paper: what is asked of it ("How
+    many GPUs are used for the model-parallel training of the network that applies
+    first-order perturbation theory to ...?" -> "How many GPUs are used for the
+    model-parallel training of the network?"); the question itself when it has none."""
+    body = question.strip().rstrip("?").rstrip()
+    m = _CLAUSE.search(body)
+    if m is None:
+        return question
+    cut = body.rfind(" ", 0, m.end() - len(m.group().split()[-1]))
+    if prep := _CLAUSE_PREPOSITION.search(body[:cut]):
+        cut = prep.start()
+    rest = _ASKED_AFTER_CLAUSE.search(body, m.end())
+    return body[:cut] + (body[rest.start() :] if rest else "") + "?"
+
+
 def described_in(phrase: str, text: str) -> tuple[int, int] | None:
     """Where ``text`` calls a paper by ``phrase`` (any case), or by a phrase "the paper on
     ..." cut short ("the paper on non-stationary strategies" of "the paper on non-stationary
