@@ -197,11 +197,13 @@ class ReadsTheClause(Reader):
     """A reader that, like the local model, holds the abstract more surely to state the
     answer when the question repeats the abstract's words; it records the questions."""
 
-    questions: list[str]
+    def __init__(self, odds: dict[tuple[str, str], float]) -> None:
+        super().__init__(odds)
+        self.questions: list[str] = []
 
     def yes_or_no(self, messages: list[dict[str, str]]) -> float:
         question = messages[-1]["content"].split("Question: ")[-1].split("\n")[0]
-        self.questions = [*getattr(self, "questions", []), question]
+        self.questions.append(question)
         return super().yes_or_no(messages) + (2.0 if CLAUSE in question else 0.0)
 
 

@@ -110,7 +110,6 @@ def descriptions(question: str) -> list[str]:
 # applies ..."): ``rules.DESCRIPTION_CLAUSE``; it ends at the question's end or at a comma
 # before what is asked ("In the paper that ..., what is ...?").
 _CLAUSE = re.compile(rules.DESCRIPTION_CLAUSE, re.I)
-_CLAUSE_PREPOSITION = re.compile(r"\s(?:in|on|of|by|for|with|from|under|below|above|at)$", re.I)
 _ASKED_AFTER_CLAUSE = re.compile(r",\s+(?:what|which|how|where|when|who|does|do|is|are)\b", re.I)
 
 
@@ -123,11 +122,8 @@ def asked_part(question: str) -> str:
     m = _CLAUSE.search(body)
     if m is None:
         return question
-    cut = body.rfind(" ", 0, m.end() - len(m.group().split()[-1]))
-    if prep := _CLAUSE_PREPOSITION.search(body[:cut]):
-        cut = prep.start()
     rest = _ASKED_AFTER_CLAUSE.search(body, m.end())
-    return body[:cut] + (body[rest.start() :] if rest else "") + "?"
+    return body[: m.start("clause")].rstrip() + (body[rest.start() :] if rest else "") + "?"
 
 
 def described_in(phrase: str, text: str) -> tuple[int, int] | None:

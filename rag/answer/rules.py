@@ -295,7 +295,8 @@ DESCRIBED_AS: str = _rule(
 DESCRIPTION_CLAUSE: str = _rule(
     "DESCRIPTION_CLAUSE",
     r"\b(?:the|a|an)\s[^,?;]*?(?<!\bwhen)(?<!\bif)(?<!\bso)(?<!\bsuch)\s"
-    r"(?:(?:in|on|of|by|for|with|from|under|below|above|at)\s+)?(?:that|which|whose|who|where)\b",
+    r"(?P<clause>(?:(?:in|on|of|by|for|with|from|under|below|above|at)\s+)?"
+    r"(?:that|which|whose|who|where))\b",
     NEVER,
     "Where a question describes its paper with a relative clause ('... of the network that "
     "applies first-order perturbation theory to ...'), the clause repeats the abstract, and "
