@@ -236,6 +236,65 @@ def test_whether_the_abstract_states_the_answer_is_read_of_what_is_asked(
     assert answer.coverage == "answered", answer.text
 
 
+class ReadsTheDetail(Reader):
+    """A reader that, like the local model, reads a paper as not the one a question is about
+    when the question asks a detail its abstract lacks ("learning rate"); it records the
+    questions it is asked whether the paper is the one."""
+
+    def __init__(self, odds: dict[tuple[str, str], float]) -> None:
+        super().__init__(odds)
+        self.questions: list[str] = []
+
+    def yes_or_no(self, messages: list[dict[str, str]]) -> float:
+        user = messages[-1]["content"]
+        question = user.split("Question: ")[-1].split("\n")[0]
+        is_it = judges.ASK_IS_IT in user
+        if is_it:
+            self.questions.append(question)
+        return super().yes_or_no(messages) - (3.0 if is_it and "learning rate" in question else 0)
+
+
+def test_whether_a_paper_is_the_one_described_is_read_of_what_the_question_says_of_it(
+    index, embedder, monkeypatch
+) -> None:
+    """A question asking a detail the abstract lacks of the paper a clause describes: asked
+    whole, "is this the paper?" follows the detail and the answer would say no indexed paper
+    does that, of an indexed paper. It is asked again of what the clause says of the paper
+    (``premise.description``, ``rules.IS_IT_OF_DESCRIPTION``) when the whole question reads
+    below the bar: the abstract does not say."""
+    from rag.answer import rules
+
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): judges.ANSWERS - 0.5}
+
+    def ask() -> tuple[Answer, ReadsTheDetail]:
+        reader, writer = ReadsTheDetail(odds), ScriptedGenerator("It uses a rate of 0.1 [1].")
+        writer.llm = reader
+        a = make_assistant(index, embedder, "local", generators={"local": writer})
+        return a.ask(CLAUSED), reader
+
+    answer, reader = ask()
+    assert answer.coverage == "unstated", answer.text
+    assert answer.text.startswith("The abstract does not say"), answer.text
+    assert "0.1" not in answer.text
+    # read whole first; below the bar, of what the clause says of the paper
+    assert reader.questions == [CLAUSED, f"Which paper is about the tester {CLAUSE}?"]
+    # read whole only (the rule off): the tester is taken for another paper than the one asked of
+    monkeypatch.setattr(rules, "IS_IT_OF_DESCRIPTION", False)
+    answer, reader = ask()
+    assert answer.coverage == "no_paper", answer.text
+    assert set(reader.questions) == {CLAUSED}
+
+
+def test_the_words_an_unstated_answer_names_are_those_of_what_is_asked(index, embedder) -> None:
+    """The word checks' lead names the words of what is asked that the abstract lacks, not
+    those of the clause describing the paper, which its abstract says in other words."""
+    a = make_assistant(index, embedder, "extractive")
+    question = "What learning rate is used by the tester that is built on the Huber loss of tallies?"
+    lead = a.ask(question).text.split("\n", 1)[0]
+    assert lead.startswith("The abstract does not say"), lead
+    assert '"learning", "rate"' in lead and "tallies" not in lead, lead
+
+
 SAYS = judges.ASK_SAYS.split("{", 1)[0]
 # every term but "label" and "noise" is in the tester's abstract: the word checks hold it
 NEAR_MISS = (

@@ -159,6 +159,20 @@ def test_what_a_question_asks_of_its_paper_is_read_without_the_clause_describing
         assert asked_part(question) == question
 
 
+def test_what_a_question_says_of_its_paper_is_read_as_a_question_for_that_paper() -> None:
+    from rag.answer.premise import description
+
+    assert (
+        description("How many GPUs train the network that fuses residual units into one op?")
+        == "Which paper is about the network that fuses residual units into one op?"
+    )
+    assert (
+        description("In the paper that bounds regret by covering numbers, what exponent is shown?")
+        == "Which paper is about the paper that bounds regret by covering numbers?"
+    )
+    assert description("What datasets is the graph kernel CNN evaluated on?") is None
+
+
 def test_a_comparison_searches_each_paper_without_what_it_asks_of_both() -> None:
     from rag.answer.premise import subjects
     from rag.answer.support import method_name

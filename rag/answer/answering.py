@@ -369,7 +369,11 @@ def find_gap(
     tolerance = 0.5 if numeric else 0.34  # one term in three may be said otherwise
     short = bool(terms) and len(lacking) / len(terms) > tolerance
     if lacking and (short or lacks_name):
-        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, lacking)))
+        # the words named are those of what is asked, when it lacks some: a clause
+        # describing the paper says what its abstract says in other words
+        asked = set(premises.terms(premises.asked_part(question), [*asking, *names]))
+        named_lacking = [t for t in lacking if t in asked] or lacking
+        words = safe_text(", ".join(f'"{w}"' for w in premises.surface(question, named_lacking)))
         lead = f"{UNSTATED}: the {whose} abstract does not mention {words}."
         # a number or names asked for, or a name the abstract lacks, is more than wording
         asks_more = premises.asks_number(question) or premises.asks_for_names(question)
@@ -494,7 +498,22 @@ def _held(question: str, sources: list[Source], judge: judges.Judge, bar: float)
     """The first of the closest sources the model holds, at ``bar``, to be the paper the
     question is about; None if none is."""
     read = sources[: judges.READ]
-    return next((s for s in read if judge.is_it(question, s.paper) >= bar), None)
+    return next((s for s in read if is_the_paper(judge, question, s.paper, bar)), None)
+
+
+def is_the_paper(judge: judges.Judge, question: str, paper: Paper, bar: float) -> bool:
+    """Whether the model holds ``paper``, at ``bar``, to be the one ``question`` is about:
+    read of the whole question, or else of what a clause says of the paper when one
+    describes it (``premises.description``). Read whole, the reading follows the detail
+    asked as well as the paper described, and a paper whose abstract lacks that detail read
+    as not the one described. A question asking which paper does something is all
+    description: only the whole question is read."""
+    if judge.is_it(question, paper) >= bar:
+        return True
+    described = premises.description(question) if rules.IS_IT_OF_DESCRIPTION else None
+    if described is None or premises.asks_to_find(question):
+        return False
+    return judge.is_it(described, paper) >= bar
 
 
 def _not_stated(subject: Source) -> Gap:

@@ -126,6 +126,19 @@ def asked_part(question: str) -> str:
     return body[: m.start("clause")].rstrip() + (body[rest.start() :] if rest else "") + "?"
 
 
+def description(question: str) -> str | None:
+    """What ``question`` says of its paper in a relative clause, as a question asking for
+    that paper ("How many Gibbs steps are used in the work that builds a stochastic unit
+    from any smooth nonlinearity?" -> "Which paper is about the work that builds a
+    stochastic unit from any smooth nonlinearity?"); None when it has no such clause."""
+    body = question.strip().rstrip("?").rstrip()
+    m = _CLAUSE.search(body)
+    if m is None:
+        return None
+    rest = _ASKED_AFTER_CLAUSE.search(body, m.end())
+    return f"Which paper is about {body[m.start() : rest.start() if rest else len(body)]}?"
+
+
 def described_in(phrase: str, text: str) -> tuple[int, int] | None:
     """Where ``text`` calls a paper by ``phrase`` (any case), or by a phrase "the paper on
     ..." cut short ("the paper on non-stationary strategies" of "the paper on non-stationary
