@@ -289,7 +289,9 @@ def test_the_words_an_unstated_answer_names_are_those_of_what_is_asked(index, em
     """The word checks' lead names the words of what is asked that the abstract lacks, not
     those of the clause describing the paper, which its abstract says in other words."""
     a = make_assistant(index, embedder, "extractive")
-    question = "What learning rate is used by the tester that is built on the Huber loss of tallies?"
+    question = (
+        "What learning rate is used by the tester that is built on the Huber loss of tallies?"
+    )
     lead = a.ask(question).text.split("\n", 1)[0]
     assert lead.startswith("The abstract does not say"), lead
     assert '"learning", "rate"' in lead and "tallies" not in lead, lead
