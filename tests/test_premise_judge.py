@@ -79,9 +79,11 @@ def index(tmp_path_factory, embedder):
     return folder / "index"
 
 
-def judged(index, embedder, odds, reply: str, **overrides) -> tuple[Assistant, Reader]:
+def judged(
+    index, embedder, odds, reply: str, reading: type[Reader] | None = None, **overrides
+) -> tuple[Assistant, Reader]:
     writer = ScriptedGenerator(reply)
-    reader = Reader(odds)
+    reader = (reading or Reader)(odds)
     writer.llm = reader
     a = make_assistant(index, embedder, "local", generators={"local": writer}, **overrides)
     return a, reader
@@ -219,10 +221,8 @@ def test_whether_the_abstract_states_the_answer_is_read_of_what_is_asked(
     reply = "It is robust to a small fraction of corrupted samples [1]."
 
     def ask() -> tuple[Answer, ReadsTheClause]:
-        reader, writer = ReadsTheClause(odds), ScriptedGenerator(reply)
-        writer.llm = reader
-        a = make_assistant(index, embedder, "local", generators={"local": writer})
-        return a.ask(CLAUSED), reader
+        a, reader = judged(index, embedder, odds, reply, ReadsTheClause)
+        return a.ask(CLAUSED), reader  # type: ignore[return-value]
 
     answer, reader = ask()
     assert answer.coverage == "unstated", answer.text
@@ -267,10 +267,8 @@ def test_whether_a_paper_is_the_one_described_is_read_of_what_the_question_says_
     odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): judges.ANSWERS - 0.5}
 
     def ask() -> tuple[Answer, ReadsTheDetail]:
-        reader, writer = ReadsTheDetail(odds), ScriptedGenerator("It uses a rate of 0.1 [1].")
-        writer.llm = reader
-        a = make_assistant(index, embedder, "local", generators={"local": writer})
-        return a.ask(CLAUSED), reader
+        a, reader = judged(index, embedder, odds, "It uses a rate of 0.1 [1].", ReadsTheDetail)
+        return a.ask(CLAUSED), reader  # type: ignore[return-value]
 
     answer, reader = ask()
     assert answer.coverage == "unstated", answer.text

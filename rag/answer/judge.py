@@ -20,7 +20,9 @@ A question asked of one paper is judged the same way (``answering.judged_gap``):
 describes its paper ("What bounds does the paper on non-stationary strategies for general-sum
 cooperative stochastic games prove?", of an index holding a zero-sum one) is answered "No
 indexed paper does that" when the model holds none of its closest sources to be it, where
-the word checks found its words spread over one abstract; and "The abstract does not say"
+the word checks found its words spread over one abstract (a source read below the bar is
+read again of what a clause of the question says of its paper, ``premise.description``:
+read whole, the reading follows the detail asked too); and "The abstract does not say"
 when it holds the abstract not to state the answer, asked of what the question asks: a
 clause describing the paper ("... of the network that applies first-order perturbation theory
 to ...") repeats its abstract and draws a "Yes" (``premise.asked_part``); where the word
