@@ -118,12 +118,11 @@ def asked_part(question: str) -> str:
     many GPUs are used for the model-parallel training of the network that applies
     first-order perturbation theory to ...?" -> "How many GPUs are used for the
     model-parallel training of the network?"); the question itself when it has none."""
-    body = question.strip().rstrip("?").rstrip()
-    m = _CLAUSE.search(body)
-    if m is None:
+    found = _clause(question)
+    if found is None:
         return question
-    rest = _ASKED_AFTER_CLAUSE.search(body, m.end())
-    return body[: m.start("clause")].rstrip() + (body[rest.start() :] if rest else "") + "?"
+    body, m, end = found
+    return body[: m.start("clause")].rstrip() + body[end:] + "?"
 
 
 def description(question: str) -> str | None:
@@ -131,12 +130,22 @@ def description(question: str) -> str | None:
     that paper ("How many Gibbs steps are used in the work that builds a stochastic unit
     from any smooth nonlinearity?" -> "Which paper is about the work that builds a
     stochastic unit from any smooth nonlinearity?"); None when it has no such clause."""
+    found = _clause(question)
+    if found is None:
+        return None
+    body, m, end = found
+    return f"Which paper is about {body[m.start() : end]}?"
+
+
+def _clause(question: str) -> tuple[str, re.Match[str], int] | None:
+    """The question without its question mark, the match of a clause describing its paper,
+    and where the clause ends (at the comma before what is asked, or the question's end)."""
     body = question.strip().rstrip("?").rstrip()
     m = _CLAUSE.search(body)
     if m is None:
         return None
     rest = _ASKED_AFTER_CLAUSE.search(body, m.end())
-    return f"Which paper is about {body[m.start() : rest.start() if rest else len(body)]}?"
+    return body, m, rest.start() if rest else len(body)
 
 
 def described_in(phrase: str, text: str) -> tuple[int, int] | None:
