@@ -115,6 +115,10 @@ def _answers_table(report: dict[str, Any]) -> str:
             _num(a.get("answerable_said_unstated")),
         ],
         [
+            'unstated facts answered "no indexed paper" (the paper is indexed)',
+            str(a.get("unstated_said_no_paper", "")),
+        ],
+        [
             "lists: mean recall / precision",
             f"{_num(a.get('list_recall'))} / {_num(a.get('list_precision'))}",
         ],
@@ -304,6 +308,7 @@ CORPUS_COLUMNS = (
     ("comparisons", ("passed_share", "comparison")),
     ("answerable refused", "answerable_refused"),
     ("answerable said unstated", "answerable_said_unstated"),
+    ("unstated said no paper", "unstated_said_no_paper"),
     ("list R / P", ("list_recall", "list_precision")),
     ("follow-ups", ("passed_share", "followup")),
 )

@@ -278,6 +278,9 @@ def kind_summary(outcomes: list[Outcome]) -> dict[str, Any]:
             [o for o in answerable if o.question.kind != "unstated"],
             lambda o: not o.refused and metrics.says_unstated(o.answer.text),
         ),
+        # a fact the abstract does not give, answered "No indexed paper does that" (or as
+        # covered by no paper): the kind's pass counts it, but the paper asked of is indexed
+        "unstated_said_no_paper": sum(o.refused for o in outcomes if o.question.kind == "unstated"),
     }
 
 

@@ -337,3 +337,9 @@ def test_an_answerable_question_said_unstated_is_counted_apart_from_refusals(bun
     summary = kind_summary([*outcomes, Outcome(unstated, [], said)])
     assert summary["answerable_refused"] == 0.0
     assert summary["answerable_said_unstated"] == 0.5
+    # a fact no abstract gives answered "no indexed paper": passed, and counted apart
+    lead = "No indexed paper does that."
+    refused = replace(answer, text=f"{lead}\n{answer.text}", coverage="no_paper")
+    summary = kind_summary([Outcome(unstated, [], refused), Outcome(unstated, [], said)])
+    assert summary["passed"] == {"unstated": "2/2"}
+    assert summary["unstated_said_no_paper"] == 1
