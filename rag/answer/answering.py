@@ -496,24 +496,17 @@ def unchecked_gap(question: str, sources: list[Source], judge: judges.Judge) -> 
 
 def _held(question: str, sources: list[Source], judge: judges.Judge, bar: float) -> Source | None:
     """The first of the closest sources the model holds, at ``bar``, to be the paper the
-    question is about; None if none is."""
-    read = sources[: judges.READ]
-    return next((s for s in read if is_the_paper(judge, question, s.paper, bar)), None)
-
-
-def is_the_paper(judge: judges.Judge, question: str, paper: Paper, bar: float) -> bool:
-    """Whether the model holds ``paper``, at ``bar``, to be the one ``question`` is about:
-    read of the whole question, or else of what a clause says of the paper when one
-    describes it (``premises.description``). Read whole, the reading follows the detail
-    asked as well as the paper described, and a paper whose abstract lacks that detail read
-    as not the one described. A question asking which paper does something is all
-    description: only the whole question is read."""
-    if judge.is_it(question, paper) >= bar:
-        return True
+    question is about; None if none is. Each is read of the whole question, then, below the
+    bar, of what a clause says of the paper when one describes it (``premises.description``):
+    read whole, the reading follows the detail asked as well as the paper described, and a
+    paper whose abstract lacks that detail read as not the one described. A question asking
+    which paper does something is all description: only the whole question is read."""
     described = premises.description(question) if rules.IS_IT_OF_DESCRIPTION else None
-    if described is None or premises.asks_to_find(question):
-        return False
-    return judge.is_it(described, paper) >= bar
+    asks = [question]
+    if described is not None and not premises.asks_to_find(question):
+        asks.append(described)
+    read = sources[: judges.READ]
+    return next((s for s in read if any(judge.is_it(a, s.paper) >= bar for a in asks)), None)
 
 
 def _not_stated(subject: Source) -> Gap:
