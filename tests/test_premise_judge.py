@@ -5,11 +5,14 @@ state the answer gets "The abstract does not say" (``answering.judged_gap``)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from rag import Answer, Assistant
 from rag.answer import judge as judges
+from rag.answer import premise as premises
+from rag.answer import rules
 from rag.testing import ScriptedGenerator
 
 from .conftest import make_assistant
@@ -445,3 +448,29 @@ def test_the_local_model_keeps_a_true_rewording_and_not_a_false_one(index, embed
     false = asked(REWORDED.replace("small", "large"))
     assert "large share" not in false.text, false.text
     assert any("large share" in r.statement for r in false.removed)
+
+
+# the question joins two asks; the model's answer (scripted) answers the first only
+TWO_ASKS = (
+    "What does the Huber-loss uniformity tester do about corrupted samples, and on what data "
+    "are its experiments run?"
+)
+
+
+def test_the_ask_an_answer_leaves_out_is_answered_in_its_abstracts_words(
+    index, embedder, monkeypatch
+) -> None:
+    odds = {(TESTER, judges.ASK_IS_IT): 2.0, (TESTER, judges.ASK_ANSWERS): 2.0}
+    reply = "The tester is robust to a small fraction of corrupted samples [1]."
+    a, _ = judged(index, embedder, odds, reply)
+    answer = a.ask(TWO_ASKS)
+    assert answer.coverage == "answered", answer.text
+    assert "Experiments on synthetic data confirm the theory [1]" in answer.text
+    # the ask the model answered is not quoted again
+    assert answer.text.count("corrupted samples") == 1, answer.text
+    # one ask: the model's answer alone
+    one = a.ask("What does the Huber-loss uniformity tester do about corrupted samples?")
+    assert "synthetic" not in one.text, one.text
+    # the rule off: the same question is read as one ask
+    monkeypatch.setattr(premises, "_JOINED", re.compile(rules.NEVER))
+    assert "synthetic" not in a.ask(TWO_ASKS).text

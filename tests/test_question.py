@@ -302,3 +302,18 @@ def test_a_failure_the_paper_explains_is_not_a_limitation_asked_of_it() -> None:
     assert not asks_limitations(
         "What part of Adam-style optimizers causes them to fail to converge?"
     )
+
+
+def test_a_question_joining_two_asks_is_read_as_each_ask() -> None:
+    asks = premise.asks
+    assert asks("How does the tester handle corrupted samples, and on which data is it run?") == [
+        "How does the tester handle corrupted samples?",
+        "On which data is it run?",
+    ]
+    assert asks("Which loss does the tester use and what does it guarantee?") == [
+        "Which loss does the tester use?",
+        "What does it guarantee?",
+    ]
+    # one ask, though it says "and"
+    for one in ("Which papers use Huber and hinge losses?", "How do the two testers compare?"):
+        assert asks(one) == [one]

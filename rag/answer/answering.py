@@ -651,6 +651,42 @@ def in_own_words(scored: list[ScoredHit], sources: list[Source], shown: str) -> 
     return "\n".join(lines)
 
 
+def each_ask(checker: Checker, question: str, reader: Verifier, said: str = "") -> str:
+    """For a question joining two asks about one paper ("What does RESLOPE reduce its
+    problem to, and what does it rely on to balance exploration and exploitation?"): each
+    ask read apart against the abstract of the paper the answer speaks of first, and the
+    sentence that answers it best (closest to the ask, and read as its answer, weighed as
+    ``_best_sentences`` weighs them) quoted under its title, cited, unless a statement shown
+    rests on it or half its words are the answer's already. The model reads the sentences
+    for both asks and often answers one; the abstract's own sentence then answers the
+    other. ``said``: what is shown beside the checked answer (quotes for removed
+    statements)."""
+    parts = premises.asks(question)
+    if len(parts) < 2 or not checker.order or premises.compares(question):
+        return ""
+    source = checker.sources[checker.order[0]]
+    abstract = source.abstract
+    if len(abstract.sentences) < 2:
+        return ""
+    rests_on = {x for v in checker.verdicts if v.kept for x in v.sentences}
+    quoted: list[str] = []
+    for ask in parts:
+        logits = reader.per_sentence(ask, source.paper.title, abstract.sentences)
+        spread = float(logits.std())
+        z = (logits - logits.mean()) / spread if spread > 0 else np.zeros_like(logits)
+        scores = abstract.vectors @ checker.embedder.embed_query(ask) + READING_WEIGHT * z
+        order = [int(i) for i in np.argsort(-scores)]
+        best = next((i for i in order if not is_boilerplate(abstract.sentences[i])), order[0])
+        sentence = plain(abstract.sentences[best]).strip().rstrip(" .")
+        shown = " ".join([checker.shown, said, *quoted])
+        for title in checker._titles:  # a quote's heading is no part of what it says
+            shown = shown.replace(f"- {title}: ", "")
+        if abstract.sentences[best] in rests_on or _mostly_said(sentence, _stems(shown), 0.5):
+            continue  # a statement shown rests on it, or the answer says half of it already
+        quoted.append(sentence)
+    return "\n".join(f"- {source.paper.title}: {x} [{source.number}]." for x in quoted)
+
+
 def _own_contribution(s: ScoredHit, abstract: Abstract, shown: str = "") -> str:
     """The sentence closest to the question among those where the paper says what it does
     ("we propose ...", "CryoACE reconstructs ..."), else the closest one; of those, one
@@ -667,6 +703,10 @@ def _own_contribution(s: ScoredHit, abstract: Abstract, shown: str = "") -> str:
     said = set(content_stems(plain(shown)))
     fresh = [i for i in own if not _mostly_said(s.sentences[i], said)]
     return s.sentences[max(fresh or own, key=lambda i: s.similarities[i])]
+
+
+def _stems(text: str) -> set[str]:
+    return set(content_stems(plain(text)))
 
 
 def _mostly_said(sentence: str, said: set[str], share: float = 0.8) -> bool:

@@ -235,7 +235,7 @@ class PaperQuestion:
                 quoted = "".join(a.generator("extractive").reply(query, sources, relevant))
                 yield from _checked(checker, ["\n" + quoted])
         elif not gap and asked.generator.writes:
-            if more := self.completed(checker, relevant, sources):
+            if more := self.completed(asked, checker, relevant, sources):
                 yield from _checked(checker, more)
         timings["generate"] = time.perf_counter() - started
         final = finished(checker, gap, query, hits, timings, note)
@@ -251,14 +251,22 @@ class PaperQuestion:
 
     def completed(
         self,
+        asked: Asked,
         checker: answering.Checker,
         relevant: list[answering.ScoredHit],
         sources: list[answering.Source],
     ) -> list[str]:
         """What follows a model's answer that stood the check: the abstracts' own sentences
-        for what the check removed of it (``Checker.in_place_of_removed``)."""
+        for what the check removed of it (``Checker.in_place_of_removed``), then, for a
+        question joining two asks, for the ask it left unanswered (``answering.each_ask``)."""
         quoted = checker.in_place_of_removed()
-        return ["\n" + quoted] if quoted else []
+        more = [quoted] if quoted else []
+        reader = asked.assistant.reader
+        if reader is not None and (
+            each := answering.each_ask(checker, asked.query, reader, said=quoted)
+        ):
+            more.append(each)
+        return ["\n" + "\n".join(more)] if more else []
 
 
 class Comparison(PaperQuestion):
@@ -277,6 +285,7 @@ class Comparison(PaperQuestion):
 
     def completed(
         self,
+        asked: Asked,
         checker: answering.Checker,
         relevant: list[answering.ScoredHit],
         sources: list[answering.Source],

@@ -148,6 +148,23 @@ def _clause(question: str) -> tuple[str, re.Match[str], int] | None:
     return body, m, rest.start() if rest else len(body)
 
 
+# Where a question joins a second ask to its first (", and on which dataset ..."):
+# ``rules.ASKS_JOINED``.
+_JOINED = re.compile(rules.ASKS_JOINED, re.I)
+
+
+def asks(question: str) -> list[str]:
+    """The asks ``question`` joins, each as a question ("How does WRPN make up for its
+    low-precision activations, and on which dataset does it report its results?" -> "How
+    does WRPN make up for its low-precision activations?", "On which dataset does it report
+    its results?"); the question alone when it asks one thing."""
+    body = question.strip().rstrip("?").rstrip()
+    parts = [p.strip() for p in _JOINED.split(body) if p.strip()]
+    if len(parts) < 2:
+        return [question]
+    return [p[0].upper() + p[1:] + "?" for p in parts]
+
+
 def described_in(phrase: str, text: str) -> tuple[int, int] | None:
     """Where ``text`` calls a paper by ``phrase`` (any case), or by a phrase "the paper on
     ..." cut short ("the paper on non-stationary strategies" of "the paper on non-stationary

@@ -342,6 +342,28 @@ IS_IT_OF_DESCRIPTION: bool = _rule(
     "indexed paper does that'",
 )
 
+ASKS_JOINED: str = _rule(
+    "ASKS_JOINED",
+    r",?\s+and\s+(?=(?:(?:on|in|for|to|from|by|with|under|at|of)\s+)?"
+    r"(?:what|which|how|whose|who|where|when|why)\b)",
+    NEVER,
+    "Where a question joins two asks ('What does RESLOPE reduce its problem to, and what does "
+    "it rely on to balance exploration and exploitation?'), the local model reads the "
+    "abstract's sentences for both and often answers one: each ask is then read apart "
+    "against the abstract of the paper the answer speaks of, and its best sentence quoted "
+    "when no statement shown rests on it and the answer does not say half of it "
+    "(answering.each_ask). Dev (eval/questions, the 19 questions joining two asks that are "
+    "no comparison): specific facts stated 6 -> 8 of 11, no other verdict changed; two more "
+    "answers gained a quote that holds no gold fact.",
+    "colt2022 spec-07 'Whose conjecture ... does the offline RL lower bound paper resolve, and "
+    "what phenomenon does it highlight as a barrier?': on, the model's answer then the "
+    "abstract's sentences naming Chen and Jiang (2019) and over-coverage; off, the model's "
+    "answer alone, which names neither",
+    "aistats2016 spec-05 'Which known problem does Bregman projection onto the permutahedron "
+    "reduce to, and what is the new algorithm called?': on, the sentence presenting "
+    "mergepool follows the model's answer on Isotonic Optimization; off, no name is given",
+)
+
 EARLIER_WORK: str = _rule(
     "EARLIER_WORK",
     r"\b(existing|prior|previous|current|conventional|traditional|standard|typical|popular|"
