@@ -671,9 +671,7 @@ def each_ask(checker: Checker, question: str, reader: Verifier, said: str = "") 
     rests_on = {x for v in checker.verdicts if v.kept for x in v.sentences}
     quoted: list[str] = []
     for ask in parts:
-        logits = reader.per_sentence(ask, source.paper.title, abstract.sentences)
-        spread = float(logits.std())
-        z = (logits - logits.mean()) / spread if spread > 0 else np.zeros_like(logits)
+        z = _standardized(reader.per_sentence(ask, source.paper.title, abstract.sentences))
         scores = abstract.vectors @ checker.embedder.embed_query(ask) + READING_WEIGHT * z
         order = [int(i) for i in np.argsort(-scores)]
         best = next((i for i in order if not is_boilerplate(abstract.sentences[i])), order[0])
@@ -710,7 +708,7 @@ def _stems(text: str) -> set[str]:
 
 
 def _mostly_said(sentence: str, said: set[str], share: float = 0.8) -> bool:
-    stems = set(content_stems(plain(sentence)))
+    stems = _stems(sentence)
     return bool(stems) and len(stems & said) >= share * len(stems)
 
 
@@ -735,12 +733,16 @@ def read(scored: list[ScoredHit], question: str, reader: Verifier) -> list[Score
     for s in scored:
         if (s.named if named else taken < MAX_SOURCES) and len(s.sentences) > 1:
             taken += 1
-            logits = reader.per_sentence(question, s.hit.paper.title, s.sentences)
-            spread = float(logits.std())
-            z = (logits - logits.mean()) / spread if spread > 0 else np.zeros_like(logits)
+            z = _standardized(reader.per_sentence(question, s.hit.paper.title, s.sentences))
             s = replace(s, reading=z.astype(np.float32))
         out.append(s)
     return out
+
+
+def _standardized(logits: np.ndarray) -> np.ndarray:
+    """Readings as standard deviations from their abstract's mean (all 0 when equal)."""
+    spread = float(logits.std())
+    return (logits - logits.mean()) / spread if spread > 0 else np.zeros_like(logits)
 
 
 # what a sentence one standard deviation above its abstract's mean reading gains (``rules``)
