@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 ML = SHARED / "data" / "ml_abstracts.jsonl"
 SCIFACT = SHARED / "bench" / "scifact" / "corpus.csv"
+SCIFACT_CLAIMS = SHARED / "bench" / "scifact" / "claims_train.csv"
 OUT = REPO / "eval" / "corpora"
 KEPT = ("id", "venue", "year", "title", "abstract", "authors", "url")
 
@@ -40,6 +41,10 @@ class Corpus:
     year: int | None
     size: int
     seed: int
+    # corpora whose papers this one leaves out, and (SciFact) whether it leaves out every
+    # document a training claim cites: the trained models have read those
+    apart: tuple[str, ...] = ()
+    untrained: bool = False
 
     @property
     def path(self) -> Path:
@@ -57,6 +62,7 @@ CORPORA = (
     Corpus("corl2023", "test", "CoRL", 2023, 36, 2323),
     Corpus("neurips2003", "test", "NeurIPS", 2003, 36, 2303),
     Corpus("scifact", "test", "SciFact", None, 36, 2399),
+    Corpus("scifact-dev", "dev", "SciFact", None, 36, 2398, apart=("scifact",), untrained=True),
 )
 BY_NAME = {c.name: c for c in CORPORA}
 
@@ -65,6 +71,10 @@ def corpus_papers(corpus: Corpus) -> list[dict[str, Any]]:
     """The corpus's papers, drawn from the shared data by its recipe."""
     pool = list(_scifact() if corpus.venue == "SciFact" else _ml(corpus.venue, corpus.year))
     pool = [r for r in pool if r["title"].strip() and 500 <= _length(r) <= 2200]
+    left_out = {p["id"] for name in corpus.apart for p in corpus_papers(BY_NAME[name])}
+    if corpus.untrained:
+        left_out |= _claimed()
+    pool = [r for r in pool if r["id"] not in left_out]
     pool.sort(key=lambda r: r["id"])
     return random.Random(corpus.seed).sample(pool, corpus.size)
 
@@ -95,6 +105,16 @@ def _scifact() -> Iterator[dict[str, Any]]:
                 # as first drawn: literal_eval joined the items without spaces
                 "_unspaced": " ".join(s.strip() for s in ast.literal_eval(row["abstract"])),
             }
+
+
+def _claimed() -> set[str]:
+    """The SciFact documents a training claim cites or takes its evidence from."""
+    csv.field_size_limit(sys.maxsize)
+    with SCIFACT_CLAIMS.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    docs = {r["evidence_doc_id"] for r in rows if r["evidence_doc_id"]}
+    docs |= {d for r in rows for d in re.findall(r"\d+", r["cited_doc_ids"])}
+    return {f"scifact-{d}" for d in docs}
 
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
