@@ -474,3 +474,19 @@ def test_the_ask_an_answer_leaves_out_is_answered_in_its_abstracts_words(
     # the rule off: the same question is read as one ask
     monkeypatch.setattr(premises, "_JOINED", re.compile(rules.NEVER))
     assert "synthetic" not in a.ask(TWO_ASKS).text
+
+
+def test_a_sentence_answering_both_asks_follows_an_answer_that_says_half_of_it(
+    index, embedder, monkeypatch
+) -> None:
+    title = next(p["title"] for p in PAPERS if p["id"] == "made-up-changepoint")
+    odds = {(title, judges.ASK_IS_IT): 2.0, (title, judges.ASK_ANSWERS): 2.0}
+    reply = "The changepoint method is ahead of kernel and likelihood-ratio baselines [1]."
+    a, _ = judged(index, embedder, odds, reply)
+    question = "What is the Bayesian changepoint method ahead of, and what F1 does it reach?"
+    answer = a.ask(question)
+    assert answer.text.startswith(reply), answer.text
+    # the statement rests on the sentence that also gives the F1 the answer does not show
+    assert "94.1% F1 on three industrial datasets" in answer.text, answer.text
+    monkeypatch.setattr(rules, "ASK_HOLDS_MORE", False)
+    assert "94.1%" not in a.ask(question).text

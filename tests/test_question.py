@@ -132,6 +132,22 @@ def test_a_comparison_is_told_by_its_two_subjects_and_split_at_them() -> None:
     assert two_sides("What does NerveNet do?") == []
 
 
+def test_a_question_calling_two_papers_by_descriptions_compares_them(monkeypatch) -> None:
+    from rag.answer import rules
+    from rag.answer.premise import compares
+
+    two = (
+        "In the amyloidosis transplant study and the EML4-ALK lung adenocarcinoma study, which "
+        "factor was linked to survival in each?"
+    )
+    assert compares(two)
+    assert compares("The sparse coding paper and the dropout work both prune; what does each keep?")
+    # one description, however long, is one paper
+    assert not compares("Which cell line and which antibody did the calcium influx study use?")
+    monkeypatch.setattr(rules, "TWO_DESCRIBED", False)
+    assert not compares(two)
+
+
 def test_what_a_question_asks_of_its_paper_is_read_without_the_clause_describing_it() -> None:
     from rag.answer.premise import asked_part
 

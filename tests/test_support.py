@@ -384,3 +384,31 @@ def test_a_comparison_calling_each_paper_as_the_question_does_is_checked_part_by
         embedder,
     )
     assert swapped.shown == "", swapped.shown
+
+
+def test_names_a_question_puts_side_by_side_are_each_found_as_names(
+    embedder: Embedder, monkeypatch
+) -> None:
+    text = (
+        "We surveyed general practitioners (GPs) in Australia about prescribing. A New "
+        "Zealand Caucasian Crohn's disease population answered a dietary questionnaire. "
+        "SAP-deficient mice lack germinal center T(FH) cells. We study layer sizes and "
+        "weight normalization."
+    )
+    abstract = made_up("A made-up abstract", text, embedder)
+    for phrase in ("Australian GP", "New Zealand Crohn", "SAP-using", "TFH", "GPs"):
+        assert premise.has_phrase(abstract, phrase), phrase
+    # lower-case words joined, a name said only in lower case, or a name not said at all
+    for phrase in ("text-to-video", "Layer Normalization", "New Zealand Asthma", "Danish GP"):
+        assert not premise.has_phrase(abstract, phrase), phrase
+    monkeypatch.setattr(rules, "NAMES_APART", False)
+    assert not premise.has_phrase(abstract, "Australian GP")
+
+
+def test_british_and_american_spellings_are_one_word(embedder: Embedder) -> None:
+    abstract = made_up("Tumour growth", "We measure tumour growth and haemoglobin.", embedder)
+    terms = premise.terms("What tumor growth and how much hemoglobin is measured?")
+    assert premise.missing(terms, abstract) == []
+    back = support.Statement("The tumors grow fast [1].", (1,), 0)
+    assert support.repeats(back, "How fast do the tumours grow?")
+    assert support.unstated_words("Tumor growth and hemoglobin were measured.", abstract) == []

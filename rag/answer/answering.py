@@ -679,10 +679,22 @@ def each_ask(checker: Checker, question: str, reader: Verifier, said: str = "") 
         shown = " ".join([checker.shown, said, *quoted])
         for title in checker._titles:  # a quote's heading is no part of what it says
             shown = shown.replace(f"- {title}: ", "")
-        if abstract.sentences[best] in rests_on or _mostly_said(sentence, _stems(shown), 0.5):
+        told = abstract.sentences[best] in rests_on or _mostly_said(sentence, _stems(shown), 0.5)
+        if told and not _holds_more(sentence, shown):
             continue  # a statement shown rests on it, or the answer says half of it already
         quoted.append(sentence)
     return "\n".join(f"- {source.paper.title}: {x} [{source.number}]." for x in quoted)
+
+
+def _holds_more(sentence: str, shown: str) -> bool:
+    """Whether ``sentence`` names something, or gives a number, that ``shown`` does not:
+    a statement resting on a sentence may say one half of it ("The Rpf2-Rrs1 complex ..."
+    of "... composed of Rpf2 and Rrs1 in yeast or Bxdc1 and hRrs1 in humans")."""
+    if not rules.ASK_HOLDS_MORE:
+        return False
+    text = shown.lower()
+    names = [n for n in names_in(sentence) if n.lower() not in text]
+    return bool(names) or bool(set(numbers_in(sentence)) - set(numbers_in(shown)))
 
 
 def _own_contribution(s: ScoredHit, abstract: Abstract, shown: str = "") -> str:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..index.lexical import tokenize
+from ..index.lexical import fold, tokenize
 from . import rules
 from .support import GENERIC_STEMS, Abstract, about_earlier_work, names_in, spelled_out
 
@@ -276,6 +276,8 @@ def compares(question: str) -> bool:
     """The question sets two papers (or a paper and something else) side by side."""
     if _COMPARE.search(question):
         return True
+    if rules.TWO_DESCRIBED and len({d.lower() for d in descriptions(question)}) >= 2:
+        return True  # "In the amyloidosis transplant study and the EML4-ALK study, which ..."
     return not asks_to_find(question) and bool(_COMPARE_PAPERS.search(question))
 
 
@@ -332,8 +334,11 @@ def missing(question_terms: list[str], abstract: Abstract, shorts: Iterable[str]
     short forms (``shorts``, ``short_forms``), one the abstract spells out counts as had
     ("GGM": "Gaussian graphical models", "ResNet": "residual networks")."""
     have = {_CANON.get(s, s) for s in abstract.stems} | abstract.stems
+    have |= {fold(s) for s in have}
     lacking = [
-        t for t in question_terms if t not in abstract.stems and _CANON.get(t, t) not in have
+        t
+        for t in question_terms
+        if t not in abstract.stems and _CANON.get(t, t) not in have and fold(t) not in have
     ]
     shorts = set(shorts) & set(lacking)
     if not shorts:
@@ -370,10 +375,40 @@ def named_phrases(question: str, extra_asking: Iterable[str] = ()) -> list[str]:
 
 
 def has_phrase(abstract: Abstract, phrase: str) -> bool:
-    """Whether the abstract says the phrase, in singular or plural ("Neural ODEs")."""
+    """Whether the abstract says the phrase, in singular or plural ("Neural ODEs"), letters
+    in brackets read as part of their word ("T(FH)" says "TFH"). Names the question puts
+    side by side ("New Zealand Crohn's", "Australian GP") or joins to a word that asks
+    ("SAP-using") are said when each name is, as a name (``_said_as_name``)."""
     words = [re.escape(w.removesuffix("s")) for w in re.split(r"[\s-]+", phrase.lower()) if w]
     pattern = r"(?<!\w)" + r"s?[\s-]+".join(words) + r"s?(?!\w)"
-    return re.search(pattern, abstract.text_lower) is not None
+    if re.search(pattern, _BRACKETED.sub(r"\1", abstract.text_lower)) is not None:
+        return True
+    parts = re.split(r"[\s-]+", phrase)
+    named = [p for p in parts if p and not set(tokenize(p)) <= ASKING_STEMS]
+    if not rules.NAMES_APART or len(parts) < 2 or not all(_is_name(p) for p in named):
+        return False
+    text = _BRACKETED.sub(r"\1", " ".join((abstract.title, *abstract.sentences)))
+    return bool(named) and all(_said_as_name(text, p) for p in named)
+
+
+_BRACKETED = re.compile(r"(?<=\w)\((\w+)\)")  # "T(FH)": a subscript written in brackets
+
+
+def _is_name(word: str) -> bool:
+    return any(c.isupper() for c in word)
+
+
+def _said_as_name(text: str, name: str) -> bool:
+    """Whether ``text`` says ``name`` as written (a plural or possessive after it), or the
+    place a name of a people is of ("Australian": "Australia", "European": "Europe",
+    "Chinese": "China", "Italian": "Italy")."""
+    places = []
+    if name.endswith("an"):
+        places += [name[:-1], name[:-2]]
+    if name.endswith(("ian", "ese")):
+        places += [name[:-3], name[:-3] + "a", name[:-3] + "y"]
+    forms = [name, *(f for f in places if len(f) >= 4)]
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}s?(?!\w)", text) for f in forms)
 
 
 def shortfall(question_terms: list[str], lacking: list[str]) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..index.lexical import tokenize
+from ..index.lexical import fold, tokenize
 from ..text.chunking import split_sentences
 from ..text.instructions import abstract_sentences
 from ..text.titles import SYMBOLS
@@ -385,7 +385,9 @@ def _same_context(number: str, statement: str, abstract: Abstract) -> bool:
 def unstated_words(statement: str, abstract: Abstract) -> list[str]:
     """The statement's content words (stems) its abstract does not have."""
     statement = plain(statement)
-    return [s for s in dict.fromkeys(content_stems(statement)) if s not in abstract.stems]
+    folded = {fold(s) for s in abstract.stems}
+    stems = dict.fromkeys(content_stems(statement))
+    return [s for s in stems if s not in abstract.stems and fold(s) not in folded]
 
 
 def allowed_words(similarity: float) -> int:
@@ -720,8 +722,8 @@ def repeats(statement: Statement, question: str) -> bool:
     text, question = plain(statement.text), plain(question)
     if set(numbers_in(text)) - set(numbers_in(question)):
         return False
-    said = set(content_stems(text))
-    return bool(said) and said <= set(tokenize(question))
+    said = {fold(w) for w in content_stems(text)}
+    return bool(said) and said <= {fold(w) for w in tokenize(question)}
 
 
 def is_lead_in(statement: Statement) -> bool:

@@ -35,6 +35,19 @@ def tokenize(text: str) -> list[str]:
     return stem.stemWords(words) if stem else words
 
 
+_SPELLINGS = ((re.compile(r"(?<=\w{2})our$"), "or"), (re.compile(r"(?<=[a-z])ae(?=[a-z])"), "e"),
+              (re.compile(r"^oe(?=s)"), "e"))  # fmt: skip
+
+
+def fold(stem: str) -> str:
+    """A stem in American spelling ("tumour" -> "tumor", "haemoglobin" -> "hemoglobin",
+    "oestrogen" -> "estrogen"): the checks compare a question's and an abstract's words
+    folded, so that a British abstract says what an American question asks, and back."""
+    for pattern, plain in _SPELLINGS:
+        stem = pattern.sub(plain, stem)
+    return stem
+
+
 # Forms a question and an abstract use for one thing that stemming keeps apart: a verb and
 # its noun, British and American spellings, and phrases of the field that name one thing.
 # A phrase's forms have as many words and differ word by word.
