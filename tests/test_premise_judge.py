@@ -490,3 +490,30 @@ def test_a_sentence_answering_both_asks_follows_an_answer_that_says_half_of_it(
     assert "94.1% F1 on three industrial datasets" in answer.text, answer.text
     monkeypatch.setattr(rules, "ASK_HOLDS_MORE", False)
     assert "94.1%" not in a.ask(question).text
+
+
+def test_which_members_of_a_counted_collection_named_nowhere_is_not_stated(
+    tmp_path, embedder, monkeypatch
+) -> None:
+    survey = (
+        "We describe the impact of chronic back pain on daily life. In total 4100 adults and "
+        "900 family doctors in six Nordic countries were interviewed by telephone. Most "
+        "adults with pain had stopped working."
+    )
+    named = survey.replace("six Nordic countries", "six Nordic countries (Denmark, Norway, "
+                           "Sweden, Finland, Iceland and Greenland)")  # fmt: skip
+    question = "Which six Nordic countries took part in the telephone survey of back pain?"
+    answers = {}
+    for name, text in (("counted", survey), ("named", named)):
+        source = tmp_path / f"{name}.jsonl"
+        paper = {"id": name, "title": "Back pain in the Nordic countries", "abstract": text}
+        source.write_text(json.dumps(paper) + "\n", encoding="utf-8")
+        a = make_assistant(tmp_path / f"index-{name}", embedder)
+        a.ingest([source])
+        answers[name] = a
+    counted = answers["counted"].ask(question)
+    assert counted.text.startswith("The abstract does not say"), counted.text
+    assert "counts them but names none" in counted.text
+    assert not answers["named"].ask(question).text.startswith("The abstract does not say")
+    monkeypatch.setattr(rules, "COUNTED_NAMES_NONE", False)
+    assert "names none" not in answers["counted"].ask(question).text

@@ -384,7 +384,33 @@ def find_gap(
     if premises.asks_for_names(question) and not _names_something(question, subject):
         lead = f"{UNSTATED}: the {whose} abstract names none."
         return Gap("unstated", lead, [subject])
+    if (counted := premises.counted_asked(question)) and not _lists(counted, question, subject):
+        lead = f"{UNSTATED}: the {whose} abstract counts them but names none."
+        return Gap("unstated", lead, [subject])
     return None
+
+
+def _lists(counted: tuple[str, list[str]], question: str, source: Source) -> bool:
+    """Whether the abstract names the members of the collection a question counts ("Which
+    eight European countries ...?"): after the count, the sentence that counts it ("... in
+    eight European countries were interviewed by telephone") gives a name the question does
+    not (nor a short form the abstract spells out); True also when no sentence counts it
+    (the other checks read that question)."""
+    number, what = counted
+    known = {n.lower().removesuffix("s") for n in names_in(question)}
+    known |= {
+        m.lower().removesuffix("s") for m in _SPELLED_OUT.findall(plain(source.paper.abstract))
+    }
+    for sentence in (plain(x) for x in source.abstract.sentences):
+        words = re.findall(r"[\w-]+", sentence)
+        for j, word in enumerate(words):
+            if numbers_in(word) != numbers_in(number):
+                continue
+            if not set(tokenize(" ".join(words[j + 1 : j + 5]))) & set(what):
+                continue
+            after = " ".join(words[j + 1 :])  # the members follow the count, if anywhere
+            return any(n.lower().removesuffix("s") not in known for n in _named_in(after))
+    return True
 
 
 def _verified_gap(

@@ -265,6 +265,26 @@ _THEIR_LIMITS = re.compile(
 )
 
 
+# "Which eight European countries ...", "What are the three role archetypes ...": which of
+# a collection the question counts (``counted_asked``)
+_COUNTED_ASKED = re.compile(
+    r"\b(?:which|what)\s+(?:(?:are|were|is|was)\s+)?(?:the\s+)?"
+    r"(?P<n>\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?P<what>[\w-]+(?:\s+[\w-]+){0,2})",
+    re.I,
+)
+
+
+def counted_asked(question: str) -> tuple[str, list[str]] | None:
+    """The number and the stems of the collection a question asks the members of ("Which
+    eight European countries took part ...?" -> ("eight", ["european", "countri", "took"])),
+    None when it asks of no counted collection (``rules.COUNTED_NAMES_NONE``)."""
+    m = _COUNTED_ASKED.search(question)
+    if not rules.COUNTED_NAMES_NONE or m is None or asks_to_find(question):
+        return None
+    return m["n"].lower(), [s for s in tokenize(m["what"]) if s not in ASKING_STEMS]
+
+
 def asks_to_find(question: str) -> bool:
     """The question asks which paper does something (so presumes that one does); not
     which papers another one does something with (``OBJECT_OF``)."""
