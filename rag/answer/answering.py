@@ -706,16 +706,17 @@ def each_ask(checker: Checker, question: str, reader: Verifier, said: str = "") 
         for title in checker._titles:  # a quote's heading is no part of what it says
             shown = shown.replace(f"- {title}: ", "")
         told = abstract.sentences[best] in rests_on or _mostly_said(sentence, _stems(shown), 0.5)
-        if told and not _holds_more(sentence, shown):
+        if told and not _holds_more(sentence, f"{shown} {question}"):
             continue  # a statement shown rests on it, or the answer says half of it already
         quoted.append(sentence)
     return "\n".join(f"- {source.paper.title}: {x} [{source.number}]." for x in quoted)
 
 
 def _holds_more(sentence: str, shown: str) -> bool:
-    """Whether ``sentence`` names something, or gives a number, that ``shown`` does not:
-    a statement resting on a sentence may say one half of it ("The Rpf2-Rrs1 complex ..."
-    of "... composed of Rpf2 and Rrs1 in yeast or Bxdc1 and hRrs1 in humans")."""
+    """Whether ``sentence`` names something, or gives a number, that ``shown`` (the answer
+    and the question) does not: a statement resting on a sentence may say one half of it
+    ("The Rpf2-Rrs1 complex ..." of "... composed of Rpf2 and Rrs1 in yeast or Bxdc1 and
+    hRrs1 in humans")."""
     if not rules.ASK_HOLDS_MORE:
         return False
     text = shown.lower()
