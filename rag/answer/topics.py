@@ -229,7 +229,7 @@ def _top_terms(vocabulary: np.ndarray, scores: np.ndarray, n: int) -> tuple[str,
     """The best terms, without one whose words a better term already says ("galaxy" after
     "galaxies", "speech" after "speech recognition")."""
     chosen: list[str] = []
-    for i in np.argsort(-scores):
+    for i in np.argsort(-scores, kind="stable"):  # ties by vocabulary order, on any CPU
         if scores[i] <= 0 or len(chosen) >= n:
             break
         term = str(vocabulary[i])
