@@ -126,7 +126,9 @@ def _min_cosine(model: Path, source: Path, window: int, expected: np.ndarray) ->
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
     tokenizer.enable_truncation(window)
     tokenizer.no_padding()  # the file's own setting pads to 128
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    options.add_session_config_entry("session.x64quantprecision", "1")  # as the embedder runs it
+    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
     cosines = []
     for text, want in zip(REFERENCE_TEXTS, expected, strict=True):
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
