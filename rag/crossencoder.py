@@ -77,18 +77,10 @@ class CrossEncoder:
 
     @cached_property
     def _session(self) -> Any:
-        import onnxruntime as ort
+        from .models import onnx_session
 
         manifest = self.manifest  # checks the files first
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads or 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # int8 matrix products without VNNI (AVX2, this project's CPUs) saturate in
-        # onnxruntime's default u8s8 kernels: its exact u8u8 ones instead
-        options.add_session_config_entry("session.x64quantprecision", "1")
-        model = str(self.folder / manifest["model"])
-        return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        return onnx_session(self.folder / manifest["model"], threads=self.threads or 1)
 
     @cached_property
     def _tokenizer(self) -> Any:

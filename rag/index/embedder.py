@@ -142,19 +142,10 @@ class Embedder:
             return self.__dict__["_session"]
 
     def _open_session(self) -> Any:
-        import onnxruntime as ort
+        from ..models import embedder_onnx, onnx_session
 
-        from ..models import embedder_onnx
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1  # batches run side by side instead (module docstring)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only
-        # int8 matrix products without VNNI (AVX2, this project's CPUs) saturate in
-        # onnxruntime's default u8s8 kernels: its exact u8u8 ones instead
-        options.add_session_config_entry("session.x64quantprecision", "1")
-        model = embedder_onnx(self.path, self.precision)
-        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        # one thread a run: batches run side by side instead (module docstring)
+        return onnx_session(embedder_onnx(self.path, self.precision), threads=1)
 
     # -- embedding -----------------------------------------------------------------------------
     def prepare(self, texts: Sequence[str]) -> Prepared:

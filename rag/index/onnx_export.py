@@ -120,15 +120,14 @@ def _quantize(fp32: Path, int8: Path) -> None:
 def _min_cosine(model: Path, source: Path, window: int, expected: np.ndarray) -> float:
     """The export's lowest cosine to sentence-transformers over the reference texts, each
     embedded alone (int8 quantizes a batch's activations together, padding included)."""
-    import onnxruntime as ort
     from tokenizers import Tokenizer
+
+    from ..models import onnx_session
 
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
     tokenizer.enable_truncation(window)
     tokenizer.no_padding()  # the file's own setting pads to 128
-    options = ort.SessionOptions()
-    options.add_session_config_entry("session.x64quantprecision", "1")  # as the embedder runs it
-    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    session = onnx_session(model, threads=0)  # as the embedder runs it
     cosines = []
     for text, want in zip(REFERENCE_TEXTS, expected, strict=True):
         ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
