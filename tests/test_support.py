@@ -412,3 +412,39 @@ def test_british_and_american_spellings_are_one_word(embedder: Embedder) -> None
     back = support.Statement("The tumors grow fast [1].", (1,), 0)
     assert support.repeats(back, "How fast do the tumours grow?")
     assert support.unstated_words("Tumor growth and hemoglobin were measured.", abstract) == []
+
+
+CALIBRATION = (
+    "Soil Moisture from Low-Cost Radar",
+    "We estimate soil moisture in farm fields from a low-cost radar mounted on a tractor. "
+    "The radar readings were compared with gravimetric samples taken on some plots to "
+    "calibrate the estimates. In addition, crop yield was recorded for every field of the "
+    "second season. Across 40 fields, the estimates were within 3% of the samples.",
+)
+
+
+def test_a_fact_answering_the_question_from_another_sentence_is_removed(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked how the estimates were calibrated on some plots, a statement that gives the
+    question's frame ("calibrated on some plots") with another sentence's fact ("by crop
+    yield") holds every word in the abstract, but no sentence says them together: removed.
+    The same frame with the sentence's own fact stands."""
+    question = "What were the radar's estimates compared with to calibrate them on some plots?"
+    check = checker(question, [CALIBRATION], embedder)
+    check.feed("The estimates were calibrated on some plots by recording crop yield [1]. ")
+    check.feed("They were calibrated on some plots against gravimetric samples [1].")
+    check.close()
+    assert check.shown.startswith("They were calibrated on some plots against gravimetric")
+    assert "crop yield" not in check.shown
+    [removed] = check.removed()
+    assert removed.reason.startswith("the sentence it rests on does not say"), removed.reason
+    # without the question, nothing tells the two apart: the words are all the abstract's
+    paper = made_up(*CALIBRATION, embedder)
+    blend = "The estimates were calibrated on some plots by recording crop yield [1]."
+    vector = embedder.embed_query(support.plain(blend))
+    assert support.check(blend, vector, paper)[0]
+    asked = frozenset(support.content_stems(question))
+    assert support.check(blend, vector, paper, asked)[0] == ""
+    monkeypatch.setattr(support, "ASKED_ELSEWHERE", rules.RULES["ASKED_ELSEWHERE"].off)
+    assert support.check(blend, vector, paper, asked)[0]

@@ -217,6 +217,19 @@ QUESTION_ALLOWANCE: int = _rule(
     "neurips2003 control lost",
 )
 
+ASKED_ELSEWHERE: int = _rule(
+    "ASKED_ELSEWHERE",
+    2,
+    999,
+    "A statement that says this many of the question's words or more which its abstract "
+    "has, but not in the sentence the statement rests on (nor in the title), answers the "
+    "question with another sentence's fact: the model took the question's frame from one "
+    "sentence and a fact from the next ('validated on some tumours by K-ras mutation "
+    "analysis', where the abstract validates by FISH and analyses K-ras apart). Removed, "
+    "not read again: the words it lacks are the question's.",
+    "EXAMPLES",
+)
+
 GENERIC: str = _rule(
     "GENERIC",
     "about above across after afterwards again against almost alone along already also "

@@ -35,6 +35,7 @@ SIMILARITY_MIN = rules.SIMILARITY_MIN  # cosine between a statement and its clos
 FACT_SIMILARITY_MIN = rules.FACT_SIMILARITY_MIN  # ... when it holds the statement's facts
 PARAPHRASE_ALLOWANCE = rules.PARAPHRASE_ALLOWANCE
 QUESTION_ALLOWANCE = rules.QUESTION_ALLOWANCE
+ASKED_ELSEWHERE = rules.ASKED_ELSEWHERE
 
 MARKER = re.compile(r"\s?\[(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]")
 # a number alone ("6.2", "28,000", "28k", "2x"), or inside a name ("CIFAR-100")
@@ -514,6 +515,9 @@ def check(
         words = ", ".join(_surface(statement, extra))
         return "", short(f"the cited abstract does not say {words}")
     sentence = abstract.sentences[index]
+    if elsewhere := asked_elsewhere(statement, sentence, abstract, asked):
+        words = ", ".join(_surface(statement, elsewhere))
+        return "", f"the sentence it rests on does not say {words}, the question's words"
     if not about_earlier_work(statement, None):
         if about_earlier_work(sentence, abstract.name):
             return "", "the cited abstract says this of earlier work, not of this paper"
@@ -531,6 +535,70 @@ def check(
         # work named where the abstract says it, not anywhere in the abstract
         return "", f'the cited abstract does not say this of "{subject}"'
     return sentence, ""
+
+
+def asked_elsewhere(
+    statement: str, sentence: str, abstract: Abstract, asked: frozenset[str]
+) -> list[str]:
+    """The question's words (stems) a statement says that its abstract has, but no sentence
+    holding the statement's other words has with them (nor the title), when there are
+    ``ASKED_ELSEWHERE`` or more: the statement answers the question with another sentence's
+    fact (``rules.ASKED_ELSEWHERE``). ``sentence``: the one it rests on, read when the
+    statement has no words but the question's."""
+    if not asked:
+        return []
+    folded = {fold(s) for s in abstract.stems}
+    text = without_title(plain(statement), abstract.title)
+    said = [
+        s
+        for s in dict.fromkeys(content_stems(text))
+        if s in abstract.stems or fold(s) in folded
+    ]
+    # what the statement calls its subjects ("the Bayesian state-space model", "the
+    # schema"), often the question's words: a name for a thing, not what is said of it
+    called = {fold(s) for m in _THE.finditer(text) for s in tokenize(m.group(1))}
+    framing = [s for s in said if s in asked and fold(s) not in called]
+    if len(framing) < ASKED_ELSEWHERE:
+        return []
+    title = _folded_stems(abstract.title)
+    answer = {fold(s) for s in said if s not in asked}
+    words = re.findall(r"[a-z0-9]+", abstract.text_lower)
+    held = [
+        h | _spelled_out_stems(s, words)
+        for s in abstract.sentences
+        if answer & (h := _folded_stems(s))
+    ]
+    borrowed = [
+        [s for s in framing if fold(s) not in title | h]
+        for h in held or [_folded_stems(sentence)]
+    ]
+    fewest = min(borrowed, key=len)
+    return fewest if len(fewest) >= ASKED_ELSEWHERE else []
+
+
+# "the" and the words after it up to a word that carries no claim ("of", "with", "is")
+_THE = re.compile(
+    rf"\bthe\s+((?:(?!(?:{'|'.join(sorted(set(_GENERIC.split()) - {'the'}))})\b)[\w()²³-]+\s*)+)",
+    re.I,
+)
+
+
+def _spelled_out_stems(sentence: str, words: list[str]) -> set[str]:
+    """The stems of the words the abstract spells a sentence's short forms out with
+    ("LCL-level": "lymphoblastoid cell lines")."""
+    found: set[str] = set()
+    for short in re.findall(r"(?<![\w])([A-Z]{2,6})s?(?![a-z])", plain(sentence)):
+        n, short = len(short), short.lower()
+        for i in range(len(words) - n + 1):
+            run = words[i : i + n]
+            if all(w[0] == c for w, c in zip(run, short, strict=True)):
+                found |= {fold(s) for s in tokenize(" ".join(run))}
+    return found
+
+
+def _folded_stems(text: str) -> set[str]:
+    text = plain(text)
+    return {fold(s) for s in [*tokenize(text), *_word_stems(text)]}
 
 
 # "convex and strongly convex", "linear or deep linear": a word, and the same word narrowed
