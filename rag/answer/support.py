@@ -550,9 +550,7 @@ def asked_elsewhere(
     folded = {fold(s) for s in abstract.stems}
     text = without_title(plain(statement), abstract.title)
     said = [
-        s
-        for s in dict.fromkeys(content_stems(text))
-        if s in abstract.stems or fold(s) in folded
+        s for s in dict.fromkeys(content_stems(text)) if s in abstract.stems or fold(s) in folded
     ]
     # what the statement calls its subjects ("the Bayesian state-space model", "the
     # schema"), often the question's words: a name for a thing, not what is said of it
@@ -569,8 +567,7 @@ def asked_elsewhere(
         if answer & (h := _folded_stems(s))
     ]
     borrowed = [
-        [s for s in framing if fold(s) not in title | h]
-        for h in held or [_folded_stems(sentence)]
+        [s for s in framing if fold(s) not in title | h] for h in held or [_folded_stems(sentence)]
     ]
     fewest = min(borrowed, key=len)
     return fewest if len(fewest) >= ASKED_ELSEWHERE else []
