@@ -439,6 +439,9 @@ def test_a_fact_answering_the_question_from_another_sentence_is_removed(
     assert "crop yield" not in check.shown
     [removed] = check.removed()
     assert removed.reason.startswith("the sentence it rests on does not say"), removed.reason
+    # every word is the abstract's: removed for its wording, which a reading may overrule
+    verdict = next(v for v in check.verdicts if not v.kept)
+    assert isinstance(verdict.reason, support.Shortfall)
     # without the question, nothing tells the two apart: the words are all the abstract's
     paper = made_up(*CALIBRATION, embedder)
     blend = "The estimates were calibrated on some plots by recording crop yield [1]."
@@ -448,3 +451,32 @@ def test_a_fact_answering_the_question_from_another_sentence_is_removed(
     assert support.check(blend, vector, paper, asked)[0] == ""
     monkeypatch.setattr(support, "ASKED_ELSEWHERE", rules.RULES["ASKED_ELSEWHERE"].off)
     assert support.check(blend, vector, paper, asked)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("local_llm_file")
+def test_the_local_model_reads_a_fact_from_another_sentence_as_unsupported(
+    embedder: Embedder,
+) -> None:
+    """The real model reads the statement the check set aside for the question's words:
+    the crop-yield calibration stays removed, the true one stood before any reading."""
+    from rag.answer.judge import ModelJudge
+    from rag.answer.llm import local_llm
+    from rag.settings import Settings
+
+    question = "What were the radar's estimates compared with to calibrate them on some plots?"
+    check = checker(question, [CALIBRATION], embedder)
+    check.feed("The estimates were calibrated on some plots by recording crop yield [1]. ")
+    check.feed("They were calibrated on some plots against gravimetric samples [1].")
+    check.close()
+    read: list[str] = []
+
+    class Recorded(ModelJudge):
+        def supports(self, statement: str, paper: Paper) -> float:
+            read.append(statement)
+            return super().supports(statement, paper)
+
+    check.reread(Recorded(local_llm(Settings().llm)))
+    assert [s for s in read if "crop yield" in s], read  # set aside, then read
+    assert "gravimetric samples" in check.shown
+    assert "crop yield" not in check.shown, check.shown

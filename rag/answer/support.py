@@ -482,10 +482,12 @@ def without_title(statement: str, title: str) -> str:
 class Shortfall(str):
     """Why a statement was removed, when only its wording fell short: no sentence of the
     abstract comes close enough, or it uses more words the abstract lacks than a paraphrase
-    may. Every number and name it states is in the abstract, none of the words it lacks is
-    the question's, a sentence of the abstract comes within ``FACT_SIMILARITY_MIN`` of it,
-    and no claim or attribution of it was found wrong: a reading of the
-    statement against the abstract may keep it (``answering.Checker.reread``)."""
+    may, or it says the question's words with a fact of a sentence that lacks them
+    (``rules.ASKED_ELSEWHERE``). Every number and name it states is in the abstract, none
+    of the words it lacks is the question's, a sentence of the abstract comes within
+    ``FACT_SIMILARITY_MIN`` of it, and no claim or attribution of it was found wrong: a
+    reading of the statement against the abstract may keep it
+    (``answering.Checker.reread``)."""
 
 
 def check(
@@ -515,9 +517,6 @@ def check(
         words = ", ".join(_surface(statement, extra))
         return "", short(f"the cited abstract does not say {words}")
     sentence = abstract.sentences[index]
-    if elsewhere := asked_elsewhere(statement, sentence, abstract, asked):
-        words = ", ".join(_surface(statement, elsewhere))
-        return "", f"the sentence it rests on does not say {words}, the question's words"
     if not about_earlier_work(statement, None):
         if about_earlier_work(sentence, abstract.name):
             return "", "the cited abstract says this of earlier work, not of this paper"
@@ -534,6 +533,11 @@ def check(
         # a statement about someone else's work ("Jung et al. (2025) learns ...") needs that
         # work named where the abstract says it, not anywhere in the abstract
         return "", f'the cited abstract does not say this of "{subject}"'
+    if elsewhere := asked_elsewhere(statement, sentence, abstract, asked):
+        # every word is the abstract's, only not together: a reading of the whole
+        # statement against the abstract decides (``answering.Checker.reread``)
+        words = ", ".join(_surface(statement, elsewhere))
+        return "", Shortfall(f"the sentence it rests on does not say {words}, the question's words")
     return sentence, ""
 
 
