@@ -240,6 +240,10 @@ ASKED_ELSEWHERE: int = _rule(
     "three true ones naming the question's subject ('The Bayesian state-space forecasting "
     "model ... uses a Bayesian framework', iclr2018 spec-04), and without short forms read "
     "as spelled out one more ('LCL-level': 'lymphoblastoid cell lines', scifact-dev fu-05)",
+    "colt2022, local: 5 true statements set aside ('Underactuated systems make learning to "
+    "stabilize or learning LQR exponentially hard in the state dimension'); removed outright, "
+    "passed 57/67 (the abstract's sentences quoted in their place); read by the model, 3 "
+    "read 3.09-3.57 and stand, 2 read 1.90 and 2.39 and go; the K-ras statement reads 1.18",
 )
 
 GENERIC: str = _rule(
