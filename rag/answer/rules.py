@@ -243,7 +243,8 @@ ASKED_ELSEWHERE: int = _rule(
     "colt2022, local: 5 true statements set aside ('Underactuated systems make learning to "
     "stabilize or learning LQR exponentially hard in the state dimension'); removed outright, "
     "passed 57/67 (the abstract's sentences quoted in their place); read by the model, 3 "
-    "read 3.09-3.57 and stand, 2 read 1.90 and 2.39 and go; the K-ras statement reads 1.18",
+    "read 3.09-3.57 and stand, 2 read 1.90 and 2.39 and go (as shipped: 57/67, those 3 "
+    "shown again); the K-ras statement reads 1.18; scifact-dev as shipped 49/74 as before",
 )
 
 GENERIC: str = _rule(
