@@ -19,7 +19,7 @@ Word checks compare stems, so "merges" matches "merging". The thresholds are cal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -275,20 +275,22 @@ def spelled_out(short: str, words: list[str]) -> bool:
     "residual networks")."""
     if not short.isalpha() or not 2 <= len(short) <= 10:
         return False
+    if next(_initial_runs(short, words), None) is not None:
+        return True
+    return len(short) >= 6 and any(
+        _by_syllables(short, words[i : i + 3]) for i, w in enumerate(words) if w[:1] == short[0]
+    )
+
+
+def _initial_runs(short: str, words: list[str]) -> Iterator[list[str]]:
+    """Each run of consecutive ``words`` whose first letters spell ``short`` (2-6 letters)."""
     n = len(short)
-    for i, word in enumerate(words):
-        if word[:1] != short[0]:
-            continue
+    if not 2 <= n <= 6:
+        return
+    for i in range(len(words) - n + 1):
         run = words[i : i + n]
-        if (
-            2 <= n <= 6
-            and len(run) == n
-            and all(w[0] == c for w, c in zip(run, short, strict=True))
-        ):
-            return True
-        if n >= 6 and _by_syllables(short, words[i : i + 3]):
-            return True
-    return False
+        if all(w[:1] == c for w, c in zip(run, short, strict=True)):
+            yield run
 
 
 def _by_syllables(short: str, words: list[str]) -> bool:
@@ -589,11 +591,8 @@ def _spelled_out_stems(sentence: str, words: list[str]) -> set[str]:
     ("LCL-level": "lymphoblastoid cell lines")."""
     found: set[str] = set()
     for short in re.findall(r"(?<![\w])([A-Z]{2,6})s?(?![a-z])", plain(sentence)):
-        n, short = len(short), short.lower()
-        for i in range(len(words) - n + 1):
-            run = words[i : i + n]
-            if all(w[0] == c for w, c in zip(run, short, strict=True)):
-                found |= {fold(s) for s in tokenize(" ".join(run))}
+        for run in _initial_runs(short.lower(), words):
+            found |= {fold(s) for s in tokenize(" ".join(run))}
     return found
 
 
