@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from rag.answer import judge as judges
 from rag.answer import premise, rules, support
 from rag.answer.answering import Checker, Source
 from rag.index.embedder import Embedder
@@ -136,16 +137,18 @@ def test_a_short_form_the_abstract_spells_out_is_the_abstract_s(embedder: Embedd
     assert '"GAN"' in support.unsupported("The GP model is compared with a GAN.", paper)
 
 
-def checker(question: str, papers: list[tuple[str, str]], embedder: Embedder) -> Checker:
+def checker(
+    question: str, papers: list[tuple[str, str]], embedder: Embedder, reads: bool = False
+) -> Checker:
     """A checker of answers to ``question`` citing made-up ``papers`` (title, abstract) as
-    sources 1, 2, ..."""
+    sources 1, 2, ... (``reads``: a model reads statements after the reply)."""
     sources = []
     for n, (title, text) in enumerate(papers, start=1):
         paper = Paper(paper_id=f"p{n}", title=title, abstract=text)
         abstract = made_up(title, text, embedder)
         abstract = support.Abstract.of(n, title, text, abstract.vectors, embedder.embed)
         sources.append(Source(n, Hit(paper, score=1.0), abstract.sentences, abstract))
-    return Checker(sources, embedder, question)
+    return Checker(sources, embedder, question, reads=reads)
 
 
 TIME_LIMITS = (
@@ -480,3 +483,70 @@ def test_the_local_model_reads_a_fact_from_another_sentence_as_unsupported(
     assert [s for s in read if "crop yield" in s], read  # set aside, then read
     assert "gravimetric samples" in check.shown
     assert "crop yield" not in check.shown, check.shown
+
+
+class Readings:
+    """A judge whose reading of every statement is ``value`` (the local model is slow; the
+    test below reads with it), keeping what it was asked to read."""
+
+    def __init__(self, value: float) -> None:
+        self.value, self.read = value, []
+
+    def supports(self, statement: str, paper: Paper) -> float:
+        self.read.append(statement)
+        return self.value
+
+
+JOINED = "The estimates were calibrated against crop yield [1]. "
+SAID_ONCE = "Across 40 fields, the estimates were within 3% of the samples [1]."
+
+
+@pytest.mark.parametrize("reading, stands", [(1.0, False), (4.0, True)])
+def test_a_statement_joining_two_sentences_waits_for_the_reading(
+    embedder: Embedder, reading: float, stands: bool
+) -> None:
+    """ "calibrated against crop yield" holds only words of the abstract, from two sentences
+    (calibration is against gravimetric samples; crop yield was only recorded): the word
+    check keeps it. With a model to read it after the reply, it is not shown as it is
+    written; it is read, and stands only when the reading reaches ``JUDGE_JOINED``. A
+    statement one sentence says is shown at once and never read."""
+    check = checker("", [CALIBRATION], embedder, reads=True)
+    check.feed(JOINED + SAID_ONCE)
+    check.close()
+    assert check.shown == SAID_ONCE  # the joining statement waits, the other did not
+    judge = Readings(reading)
+    shown = check.reread(judge)
+    assert judge.read == [JOINED.replace(" [1]", "").strip()]
+    assert ("crop yield" in shown) is stands, shown
+    assert ("crop yield" in check.shown) is stands
+    if not stands:
+        [removed] = check.removed()
+        assert '"crop", "yield"' in removed.reason, removed.reason
+
+
+def test_without_a_reading_a_joining_statement_stands_as_the_words_keep_it(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend whose model cannot be read, or the rule off: nothing is held back."""
+    check = checker("", [CALIBRATION], embedder)
+    assert check.feed(JOINED + SAID_ONCE).startswith("The estimates were calibrated against crop")
+    monkeypatch.setattr(judges, "JOINED", rules.RULES["JUDGE_JOINED"].off)
+    check = checker("", [CALIBRATION], embedder, reads=True)
+    assert check.feed(JOINED + SAID_ONCE).startswith("The estimates were calibrated against crop")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("local_llm_file")
+def test_the_local_model_reads_a_joining_statement_as_unsupported(embedder: Embedder) -> None:
+    """The real model reads the statement held back for joining two sentences: the
+    calibration against crop yield goes, the sentence said once stood at once."""
+    from rag.answer.judge import ModelJudge
+    from rag.answer.llm import local_llm
+    from rag.settings import Settings
+
+    check = checker("", [CALIBRATION], embedder, reads=True)
+    check.feed(JOINED + SAID_ONCE)
+    check.close()
+    assert check.reread(ModelJudge(local_llm(Settings().llm))) == ""
+    assert check.shown == "Across 40 fields, the estimates were within 3% of the samples [1]."
+    assert [r for r in check.removed() if "crop yield" in r.statement]

@@ -42,6 +42,7 @@ from .support import (
     content_stems,
     is_boilerplate,
     is_lead_in,
+    joined_words,
     judge,
     method_name,
     names_in,
@@ -822,6 +823,9 @@ class Checker:
     ``feed`` takes the reply piece by piece and returns the checked text that may be shown
     now: whole statements, each with its renumbered marker; ``close`` checks what is left.
     ``shown``, ``citations()`` and ``removed()`` are what the final ``Answer`` is made of.
+    ``reads``: a model will read statements after the reply (``reread``), so one the word
+    check keeps but whose part says words of two sentences (``support.joined_words``) is
+    held back for that reading, not shown as it is written.
     """
 
     def __init__(
@@ -830,9 +834,12 @@ class Checker:
         embedder: Embedder,
         question: str = "",
         verifier: Verifier | None = None,
+        reads: bool = False,
     ) -> None:
         self.question = question
         self.verifier = verifier
+        self.reads = reads and judges.JOINED > float("-inf")
+        self._joined: dict[int, Verdict] = {}  # kept statements held back, by verdict index
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
         self._titles = [s.paper.title for s in sources]  # headings of listed lines
@@ -879,6 +886,14 @@ class Checker:
                 self._held.append(statement)
                 continue
             verdict = self._judge(statement)
+            if verdict.kept and self.reads and (words := self._joins(statement, verdict)):
+                self._joined[len(self.verdicts)] = verdict
+                verdict = Verdict(
+                    statement,
+                    (),
+                    reason=f"no one sentence of the cited abstract says {words} with the rest "
+                    "of it, and the abstract is not read to support it",
+                )
             self.verdicts.append(verdict)
             if verdict.kept and _key(statement.text) not in self._said:
                 self._said.add(_key(statement.text))
@@ -892,10 +907,22 @@ class Checker:
         """The statements removed for their wording alone (``support.Shortfall``), each
         citing one source and naming no other, read by ``judge`` against that source's
         abstract: those it holds the abstract to support (``judges.SUPPORTS``) stand after
-        all, shown after what stood. Returns the text shown now."""
+        all, shown after what stood; and those held back for joining words of two sentences,
+        read against the abstract the check found them in, stand at ``judges.JOINED``.
+        Returns the text shown now; statements checked after it are not held back."""
         out = ""
+        self.reads = False
         for i, verdict in enumerate(self.verdicts):
             statement = verdict.statement
+            if (held := self._joined.get(i)) is not None:
+                paper = self.sources[held.sources[0]].paper
+                if _key(statement.text) not in self._said and (
+                    judge.supports(statement.text, paper) >= judges.JOINED
+                ):
+                    self.verdicts[i] = held
+                    self._said.add(_key(statement.text))
+                    out += self._show(statement, held.sources)
+                continue
             if verdict.kept or not isinstance(verdict.reason, Shortfall):
                 continue
             if len(set(statement.cites)) != 1 or _key(statement.text) in self._said:
@@ -967,6 +994,15 @@ class Checker:
         if verdict.kept and (other := self._described_other(statement, verdict)):
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
+
+    def _joins(self, statement: Statement, verdict: Verdict) -> str:
+        """The words, quoted, of the statement's part that the sentence closest to it lacks
+        though its abstract has them, when the check kept it for one source; else "". The
+        question's name for the paper and the sources' names are not what it says."""
+        if len(verdict.sources) != 1:
+            return ""
+        text = self._unnamed(self._as_the_paper(statement)[0]).text
+        return ", ".join(joined_words(text, self.abstracts[verdict.sources[0]]))
 
     def _unnamed(self, statement: Statement) -> Statement:
         """The statement without the sources' titles and names: "<title> argues that <the

@@ -207,7 +207,8 @@ class PaperQuestion:
             # none listed: the closest papers are shown as what they are, not as the list (a
             # word check that names no missing word says less than the list's own reason)
             gap = answering.none_listed(unlisted, sources)
-        checker = answering.Checker(sources, a.embedder, query, a.verifier)
+        reader = None if gap else a.judge(asked.backend, "statements")
+        checker = answering.Checker(sources, a.embedder, query, a.verifier, reader is not None)
         started = time.perf_counter()
         if note:
             yield note + "\n"
@@ -218,9 +219,8 @@ class PaperQuestion:
             yield Step("writing", tuple(s.hit for s in sources), query)
             reply = asked.generator.reply(query, sources, relevant)
         yield from _checked(checker, reply)
-        if not gap and (reader := a.judge(asked.backend, "statements")):
-            if shown := checker.reread(reader):
-                yield shown
+        if reader is not None and (shown := checker.reread(reader)):
+            yield shown
         if not gap and asked.generator.writes and answering.falls_short(checker, query):
             # what the model wrote did not survive the check, or left out the number or the
             # names asked for: the abstracts' own sentences say it, unless nothing it wrote

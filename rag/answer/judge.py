@@ -85,6 +85,8 @@ SAYS = rules.JUDGE_SAYS
 # a statement of the model's answer removed for its wording alone stands when its abstract
 # is read to support it at this or more (``answering.Checker.reread``)
 SUPPORTS = rules.JUDGE_SUPPORTS
+# ... and one the word check kept but held back for joining words of two sentences, at this
+JOINED = rules.JUDGE_JOINED
 
 
 def messages(

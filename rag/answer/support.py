@@ -579,6 +579,32 @@ def asked_elsewhere(
     return fewest if len(fewest) >= ASKED_ELSEWHERE else []
 
 
+def joined_words(statement: str, abstract: Abstract) -> list[str]:
+    """The words, quoted, of the part of ``statement`` that its closest sentence of
+    ``abstract`` lacks most of, each a word the abstract says elsewhere (not in its title):
+    a part saying words of two sentences joins what they say, truly ("... converges
+    linearly for strongly convex functions") or not ("... on non-convex problems as well",
+    of an abstract saying "non-convex" only of earlier work). Parts are cut where a
+    statement joins two claims (commas, semicolons, colons, "and", "while", "which"), so
+    two facts of two sentences, each said in its own part, join nothing
+    (``rules.JUDGE_JOINED``)."""
+    text = without_title(plain(statement), abstract.title)
+    title = {fold(s) for s in tokenize(plain(abstract.title))}
+    elsewhere = {fold(s) for s in abstract.stems} - title
+    sentences = [{fold(s) for s in tokenize(plain(x))} for x in abstract.sentences]
+    worst: list[str] = []
+    for part in _PARTS.split(text):
+        said = [s for s in dict.fromkeys(content_stems(part)) if fold(s) in elsewhere]
+        if said and sentences:
+            lacking = min(([s for s in said if fold(s) not in h] for h in sentences), key=len)
+            worst = max(worst, lacking, key=len)
+    return _surface(text, worst)
+
+
+# where a statement joins two claims
+_PARTS = re.compile(r"[;,:]|\b(?:and|while|whereas|but|which|where|whose)\b")
+
+
 # "the" and the words after it up to a word that carries no claim ("of", "with", "is")
 _THE = re.compile(
     rf"\bthe\s+((?:(?!(?:{'|'.join(sorted(set(_GENERIC.split()) - {'the'}))})\b)[\w()²³-]+\s*)+)",
