@@ -1,4 +1,4 @@
-"""The local model's reading of a removed statement, on the labelled statements.
+"""The local model's reading of a removed or held-back statement, on the labelled statements.
 
     python bench/statement_reading.py --split dev      # the bars, the chosen one marked
     python bench/statement_reading.py --split test     # report only
@@ -11,8 +11,13 @@ paper (``support.judge``). Those the word check removes for their wording alone
 abstract support the statement?", ``judge.ASK_SUPPORTS``), as the product does with
 ``checks.judge_statements``. Printed: precision and recall of the statements kept (a kept
 statement is right when it is supported), by the word check alone and with the reading at
-each bar; with ``--all``, the reading's AUC over every statement. Writes
-``bench/out/statement_reading-SPLIT.json``.
+each bar; with ``--all``, the reading's AUC over every statement.
+
+Then the statements the word check keeps but the product holds back for joining words of two
+sentences (``support.joined_words``), of the labelled statements and of the blends set
+(``eval/blends/NAME.jsonl``: true combinations of two sentences and false blends): each read
+the same way, printed per bar as the supported ones that would go and the unsupported ones
+that would (``judge.JOINED`` marked). Writes ``bench/out/statement_reading-SPLIT.json``.
 """
 
 from __future__ import annotations
@@ -44,8 +49,18 @@ def rows_of(split: str, embedder: Embedder) -> list[dict]:
         for line in corpus.path.read_text(encoding="utf-8").splitlines():
             p = json.loads(line)
             papers[p["id"]] = Paper(p["id"], p["title"], p["abstract"])
-        path = REPO / "eval" / "statements" / f"{corpus.name}.jsonl"
-        for line in path.read_text(encoding="utf-8").splitlines():
+        lines = [
+            ("labelled", line)
+            for line in (REPO / "eval" / "statements" / f"{corpus.name}.jsonl")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ] + [
+            ("blends", line)
+            for line in (REPO / "eval" / "blends" / f"{corpus.name}.jsonl")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ]
+        for kind, line in lines:
             r = json.loads(line)
             paper = papers[r["paper"].removeprefix("id:")]
             sentences = split_sentences(paper.abstract) or [paper.abstract]
@@ -57,6 +72,7 @@ def rows_of(split: str, embedder: Embedder) -> list[dict]:
             verdict = support.judge(statement, vector, {1: abstract})
             rows.append(
                 {
+                    "set": kind,
                     "corpus": corpus.name,
                     "paper": paper,
                     "statement": r["statement"],
@@ -64,6 +80,7 @@ def rows_of(split: str, embedder: Embedder) -> list[dict]:
                     "kind": r.get("kind", ""),
                     "kept": verdict.kept,
                     "shortfall": isinstance(verdict.reason, support.Shortfall),
+                    "joined": verdict.kept and bool(support.joined_words(r["statement"], abstract)),
                     "reason": verdict.reason,
                 }
             )
@@ -92,16 +109,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     embedder = Embedder()
-    rows = rows_of(args.split, embedder)
+    every = rows_of(args.split, embedder)
+    rows = [r for r in every if r["set"] == "labelled"]
     first = next(c for c in CORPORA if c.split == args.split)
     reader = indexes.open_index(indexes.BENCH_OUT / f"corpus-{first.name}", [first.path]).judge(
         "local", "statements"
     )
     assert reader is not None, "the local model cannot judge here"
     started, read = time.perf_counter(), 0
-    for r in rows:
+    for r in every:
         r["reading"] = None
-        if args.all or (not r["kept"] and r["shortfall"]):
+        if args.all or r["joined"] or (not r["kept"] and r["shortfall"] and r["set"] == "labelled"):
             r["reading"] = reader.supports(r["statement"], r["paper"])
             read += 1
     seconds = (time.perf_counter() - started) / max(1, read)
@@ -127,10 +145,25 @@ def main(argv: list[str] | None = None) -> int:
     for r in short if args.split == "dev" else ():  # test: summary lines only
         if r["reading"] >= min(BARS) and not r["supported"]:
             print(f"  read {r['reading']:.2f}, unsupported ({r['kind']}): {r['statement'][:100]}")
+    print("kept by the word check, held back for joining two sentences, read:")
+    for name in ("labelled", "blends"):
+        kept = [r for r in every if r["set"] == name and r["kept"]]
+        held = [r for r in kept if r["joined"]]
+        print(
+            f"  {name}: {len(kept)} kept ({sum(r['supported'] for r in kept)} supported), "
+            f"{len(held)} held back ({sum(r['supported'] for r in held)} supported)"
+        )
+        for bar in BARS:
+            lost = sum(1 for r in held if r["supported"] and r["reading"] < bar)
+            gone = sum(1 for r in held if not r["supported"] and r["reading"] < bar)
+            mark = "  <- judge.JOINED" if bar == judge.JOINED else ""
+            print(
+                f"    at {bar:<4} supported that go {lost:3d}, unsupported that go {gone:3d}{mark}"
+            )
     out = indexes.BENCH_OUT / f"statement_reading-{args.split}.json"
-    for r in rows:
+    for r in every:
         r["paper"] = r["paper"].paper_id
-    out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    out.write_text(json.dumps(every, indent=1), encoding="utf-8")
     print(f"wrote {out}")
     return 0
 

@@ -998,11 +998,12 @@ class Checker:
     def _joins(self, statement: Statement, verdict: Verdict) -> str:
         """The words, quoted, of the statement's part that the sentence closest to it lacks
         though its abstract has them, when the check kept it for one source; else "". The
-        question's name for the paper and the sources' names are not what it says."""
+        question's name for the paper, its words and the sources' names are not what it
+        says of its own."""
         if len(verdict.sources) != 1:
             return ""
         text = self._unnamed(self._as_the_paper(statement)[0]).text
-        return ", ".join(joined_words(text, self.abstracts[verdict.sources[0]]))
+        return ", ".join(joined_words(text, self.abstracts[verdict.sources[0]], self._asked))
 
     def _unnamed(self, statement: Statement) -> Statement:
         """The statement without the sources' titles and names: "<title> argues that <the

@@ -40,7 +40,10 @@ A statement of the model's own answer that the word check removed for its wordin
 benchmark datasets", of an abstract that says "outperforms") is read against the abstract it
 cites, and stands when the model holds the abstract to support it (``Checker.reread``). A
 number, a name, an attribution or a word of the question's that the abstract lacks is never
-read again: the check's removal stands.
+read again: the check's removal stands. A statement the word check keeps, but one of whose
+parts says words that the sentence closest to it lacks and another sentence has ("The
+estimates were calibrated against crop yield", of an abstract that calibrates against
+samples and records crop yield apart), is held back and read the same way (``JOINED``).
 
 The model only judges: it writes nothing the answer shows beyond its own statements, each
 checked. A listed paper is still shown with a sentence of its own abstract that the

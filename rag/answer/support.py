@@ -579,7 +579,9 @@ def asked_elsewhere(
     return fewest if len(fewest) >= ASKED_ELSEWHERE else []
 
 
-def joined_words(statement: str, abstract: Abstract) -> list[str]:
+def joined_words(
+    statement: str, abstract: Abstract, asked: frozenset[str] = frozenset()
+) -> list[str]:
     """The words, quoted, of the part of ``statement`` that its closest sentence of
     ``abstract`` lacks most of, each a word the abstract says elsewhere (not in its title):
     a part saying words of two sentences joins what they say, truly ("... converges
@@ -587,11 +589,17 @@ def joined_words(statement: str, abstract: Abstract) -> list[str]:
     of an abstract saying "non-convex" only of earlier work). Parts are cut where a
     statement joins two claims (commas, semicolons, colons, "and", "while", "which"), so
     two facts of two sentences, each said in its own part, join nothing
-    (``rules.JUDGE_JOINED``)."""
+    (``rules.JUDGE_JOINED``). The question's words (``asked``) are the frame an answer
+    repeats, which ``asked_elsewhere`` reads; a sentence's short forms count as the words
+    the abstract spells them out with ("LCL-level": "lymphoblastoid cell lines")."""
     text = without_title(plain(statement), abstract.title)
     title = {fold(s) for s in tokenize(plain(abstract.title))}
-    elsewhere = {fold(s) for s in abstract.stems} - title
-    sentences = [{fold(s) for s in tokenize(plain(x))} for x in abstract.sentences]
+    elsewhere = {fold(s) for s in abstract.stems} - title - {fold(s) for s in asked}
+    words = re.findall(r"[a-z0-9]+", abstract.text_lower)
+    sentences = [
+        {fold(s) for s in tokenize(plain(x))} | _spelled_out_stems(x, words)
+        for x in abstract.sentences
+    ]
     worst: list[str] = []
     for part in _PARTS.split(text):
         said = [s for s in dict.fromkeys(content_stems(part)) if fold(s) in elsewhere]
