@@ -137,6 +137,22 @@ def test_a_short_form_the_abstract_spells_out_is_the_abstract_s(embedder: Embedd
     assert '"GAN"' in support.unsupported("The GP model is compared with a GAN.", paper)
 
 
+def test_a_name_inside_a_longer_name_is_not_said(embedder: Embedder) -> None:
+    """A numeral or a short form inside a longer name is another name ("III" is not "II",
+    "RoBERTa" is not "BERT"), and two words whose first letters happen to match ("in its")
+    spell out no short form; a plural or a hyphenated part is the name said."""
+    title = "Transcription Timing in Yeast"
+    text = (
+        "The 5S rRNA is transcribed by RNA polymerase III in its own compartment. We fine-tune "
+        "RoBERTa and an MMD-GAN on the resulting reads."
+    )
+    paper = made_up(title, text, embedder)
+    assert '"II"' in support.unsupported("The 5S rRNA is transcribed by RNA polymerase II.", paper)
+    assert '"BERT"' in support.unsupported("The paper fine-tunes BERT on the reads.", paper)
+    assert support.unsupported("The paper fine-tunes RoBERTa and GANs on the reads.", paper) == ""
+    assert support.unsupported("RNA polymerase III transcribes the 5S rRNA.", paper) == ""
+
+
 def checker(
     question: str, papers: list[tuple[str, str]], embedder: Embedder, reads: bool = False
 ) -> Checker:

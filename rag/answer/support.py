@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..index.lexical import fold, tokenize
+from ..index.lexical import STOPWORDS, fold, tokenize
 from ..text.chunking import split_sentences
 from ..text.instructions import abstract_sentences
 from ..text.titles import SYMBOLS
@@ -253,8 +253,11 @@ def content_stems(text: str) -> list[str]:
 
 
 def _has_name(abstract: Abstract, name: str) -> bool:
+    """Whether the abstract says a name as a word of its own (its plural too, or a part of a
+    hyphenated word: "GAN" in "MMD-GAN"), not inside a longer name ("II" in "III", "BERT"
+    in "RoBERTa"); or spelled out ("GP": "Gaussian process")."""
     name_lower = _flat(plain(name))
-    if name_lower in abstract.text_lower:
+    if re.search(rf"(?<![^\W_]){re.escape(name_lower)}(?:e?s)?(?![^\W_])", abstract.text_lower):
         return True
     stems = set(tokenize(name_lower))
     return (bool(stems) and stems <= abstract.stems) or _spelled_out_in(abstract, name)
@@ -264,9 +267,20 @@ def _spelled_out_in(abstract: Abstract, name: str) -> bool:
     """A short form ("GP", "GCNs", "ResNet") the abstract spells out instead ("Gaussian
     process", "graph convolutional networks", "residual networks")."""
     short = name[:-1] if name.endswith("s") and sum(c.isupper() for c in name) >= 2 else name
-    if not short.isalpha() or sum(c.isupper() for c in short) < 2:
+    if not short.isalpha() or sum(c.isupper() for c in short) < 2 or _NUMERAL.fullmatch(short):
         return False
-    return spelled_out(short.lower(), re.findall(r"[a-z0-9]+", abstract.text_lower))
+    words = re.findall(r"[a-z0-9]+", abstract.text_lower)
+    if len(short) >= 6 and spelled_out(short.lower(), words):
+        return True
+    # a capital stands for a word that says something: "in its" spells no "II"; a small
+    # letter may stand for "of" ("MoE": "mixture of experts")
+    return any(
+        all(w not in STOPWORDS or c.islower() for w, c in zip(run, short, strict=True))
+        for run in _initial_runs(short.lower(), words)
+    )
+
+
+_NUMERAL = re.compile(r"[IVX]+")  # "RNA polymerase III", "phase II": no short form
 
 
 def spelled_out(short: str, words: list[str]) -> bool:
