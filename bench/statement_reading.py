@@ -14,7 +14,8 @@ statement is right when it is supported), by the word check alone and with the r
 each bar; with ``--all``, the reading's AUC over every statement.
 
 Then the statements the word check keeps but the product holds back for joining words of two
-sentences (``support.joined_words``), of the labelled statements and of the blends set
+sentences (``support.joined_words``) or for the sentence they rest on turning away from them
+(``support.turned``), of the labelled statements and of the blends set
 (``eval/blends/NAME.jsonl``: true combinations of two sentences and false blends): each read
 the same way, printed per bar as the supported ones that would go and the unsupported ones
 that would (``judge.JOINED`` marked). Writes ``bench/out/statement_reading-SPLIT.json``.
@@ -81,6 +82,8 @@ def rows_of(split: str, embedder: Embedder) -> list[dict]:
                     "kept": verdict.kept,
                     "shortfall": isinstance(verdict.reason, support.Shortfall),
                     "joined": verdict.kept and bool(support.joined_words(r["statement"], abstract)),
+                    "turned": verdict.kept
+                    and bool(support.turned(r["statement"], verdict.sentences[0])),
                     "reason": verdict.reason,
                 }
             )
@@ -119,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     started, read = time.perf_counter(), 0
     for r in every:
         r["reading"] = None
-        if args.all or r["joined"] or (not r["kept"] and r["shortfall"] and r["set"] == "labelled"):
+        if (
+            args.all
+            or r["joined"]
+            or r["turned"]
+            or (not r["kept"] and r["shortfall"] and r["set"] == "labelled")
+        ):
             r["reading"] = reader.supports(r["statement"], r["paper"])
             read += 1
     seconds = (time.perf_counter() - started) / max(1, read)
@@ -145,21 +153,27 @@ def main(argv: list[str] | None = None) -> int:
     for r in short if args.split == "dev" else ():  # test: summary lines only
         if r["reading"] >= min(BARS) and not r["supported"]:
             print(f"  read {r['reading']:.2f}, unsupported ({r['kind']}): {r['statement'][:100]}")
-    print("kept by the word check, held back for joining two sentences, read:")
+    print("kept by the word check, held back and read:")
     for name in ("labelled", "blends"):
         kept = [r for r in every if r["set"] == name and r["kept"]]
-        held = [r for r in kept if r["joined"]]
-        print(
-            f"  {name}: {len(kept)} kept ({sum(r['supported'] for r in kept)} supported), "
-            f"{len(held)} held back ({sum(r['supported'] for r in held)} supported)"
-        )
-        for bar in BARS:
-            lost = sum(1 for r in held if r["supported"] and r["reading"] < bar)
-            gone = sum(1 for r in held if not r["supported"] and r["reading"] < bar)
-            mark = "  <- judge.JOINED" if bar == judge.JOINED else ""
+        print(f"  {name}: {len(kept)} kept ({sum(r['supported'] for r in kept)} supported)")
+        for why, held in (
+            ("joining two sentences", [r for r in kept if r["joined"]]),
+            ("its sentence turning", [r for r in kept if r["turned"] and not r["joined"]]),
+            ("either", [r for r in kept if r["joined"] or r["turned"]]),
+        ):
             print(
-                f"    at {bar:<4} supported that go {lost:3d}, unsupported that go {gone:3d}{mark}"
+                f"    for {why}: {len(held)} held back "
+                f"({sum(r['supported'] for r in held)} supported)"
             )
+            for bar in BARS:
+                lost = sum(1 for r in held if r["supported"] and r["reading"] < bar)
+                gone = sum(1 for r in held if not r["supported"] and r["reading"] < bar)
+                mark = "  <- judge.JOINED" if bar == judge.JOINED else ""
+                print(
+                    f"      at {bar:<4} supported that go {lost:3d}, "
+                    f"unsupported that go {gone:3d}{mark}"
+                )
     out = indexes.BENCH_OUT / f"statement_reading-{args.split}.json"
     for r in every:
         r["paper"] = r["paper"].paper_id

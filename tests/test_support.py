@@ -566,3 +566,67 @@ def test_the_local_model_reads_a_joining_statement_as_unsupported(embedder: Embe
     assert check.reread(ModelJudge(local_llm(Settings().llm))) == ""
     assert check.shown == "Across 40 fields, the estimates were within 3% of the samples [1]."
     assert [r for r in check.removed() if "crop yield" in r.statement]
+
+
+DIEOUT = (
+    "Tick Survival Across Latitudes",
+    "We followed tick cohorts at ten field sites along a latitudinal gradient for six years. "
+    "Tick die-out at northern sites was due to a steady rise in mortality of every life stage "
+    "rather than a single threshold event in one life stage. At the southern sites, "
+    "larvae reached 12.5 mm and nymphs 8.1 mm on average.",
+)
+
+
+@pytest.mark.parametrize(
+    "statement, why",
+    [
+        (
+            "Tick die-out at northern sites was due to a single threshold event in one life "
+            "stage [1].",
+            'says "rather than", which it leaves out',
+        ),
+        ("At the southern sites, larvae reached 8.1 mm and nymphs 12.5 mm [1].", "other order"),
+    ],
+)
+def test_a_statement_its_sentence_turns_away_from_waits_for_the_reading(
+    embedder: Embedder, statement: str, why: str
+) -> None:
+    """Every word of each statement is its sentence's, so the word check keeps it; but the
+    sentence says "rather than" where the statement does not, or gives the two numbers the
+    other way round. With a model to read it, it is held back and read; read low, it goes
+    with the reason. The same facts said the sentence's way stream at once."""
+    check = checker("", [DIEOUT], embedder, reads=True)
+    assert check.feed(statement + " ") == ""
+    check.close()
+    assert check.reread(Readings(1.0)) == ""
+    [removed] = check.removed()
+    assert why in removed.reason, removed.reason
+    faithful = (
+        "Tick die-out at northern sites was due to a steady rise in mortality rather than a "
+        "single threshold event [1]. At the southern sites, larvae reached 12.5 mm and nymphs "
+        "8.1 mm [1]."
+    )
+    check = checker("", [DIEOUT], embedder, reads=True)
+    check.feed(faithful)
+    check.close()
+    assert check.shown == faithful
+    assert check.reread(Readings(1.0)) == "" and not check.removed()
+
+
+def test_a_number_of_another_sentence_joins_two_sentences(embedder: Embedder) -> None:
+    """A part's numbers count as its words: the second method's rate given with the first
+    one's number is a part no one sentence says; each method with its own number joins
+    nothing, and a number with a thousands comma stays one number."""
+    title = "Stable Optimisers"
+    text = (
+        "For Euclidean geometry, our reduction converges at rate 1/T^2 with stability T^2/n. "
+        "For general geometries, our mirror descent variant converges at rate 1/T with "
+        "stability T/n on 1,000 problems."
+    )
+    paper = made_up(title, text, embedder)
+    blend = "The mirror descent variant for general geometries converges at rate 1/T^2."
+    assert support.joined_words(blend, paper) == ['"2"']
+    faithful = (
+        "The mirror descent variant for general geometries converges at rate 1/T on 1,000 problems."
+    )
+    assert support.joined_words(faithful, paper) == []

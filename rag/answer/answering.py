@@ -51,6 +51,7 @@ from .support import (
     repeats,
     speaks_of_itself,
     split_statements,
+    turned,
     without_title,
 )
 from .verifier import Verifier, passage
@@ -886,13 +887,10 @@ class Checker:
                 self._held.append(statement)
                 continue
             verdict = self._judge(statement)
-            if verdict.kept and self.reads and (words := self._joins(statement, verdict)):
+            if verdict.kept and self.reads and (unsure := self._unsure(statement, verdict)):
                 self._joined[len(self.verdicts)] = verdict
                 verdict = Verdict(
-                    statement,
-                    (),
-                    reason=f"no one sentence of the cited abstract says {words} with the rest "
-                    "of it, and the abstract is not read to support it",
+                    statement, (), reason=f"{unsure}, and the abstract is not read to support it"
                 )
             self.verdicts.append(verdict)
             if verdict.kept and _key(statement.text) not in self._said:
@@ -995,15 +993,19 @@ class Checker:
             return Verdict(statement, (), reason=f'it says this of "{other}", another paper')
         return verdict
 
-    def _joins(self, statement: Statement, verdict: Verdict) -> str:
-        """The words, quoted, of the statement's part that the sentence closest to it lacks
-        though its abstract has them, when the check kept it for one source; else "". The
-        question's name for the paper, its words and the sources' names are not what it
-        says of its own."""
+    def _unsure(self, statement: Statement, verdict: Verdict) -> str:
+        """Why words alone cannot tell that a statement the check kept for one source says
+        what its abstract does, or "": one of its parts says words of the abstract that the
+        sentence closest to that part lacks (``support.joined_words``; the question's name
+        for the paper, its words and the sources' names are not what it says of its own),
+        or the sentence it rests on turns away from it (``support.turned``)."""
         if len(verdict.sources) != 1:
             return ""
         text = self._unnamed(self._as_the_paper(statement)[0]).text
-        return ", ".join(joined_words(text, self.abstracts[verdict.sources[0]], self._asked))
+        words = ", ".join(joined_words(text, self.abstracts[verdict.sources[0]], self._asked))
+        if words:
+            return f"no one sentence of the cited abstract says {words} with the rest of it"
+        return turned(text, verdict.sentences[0]) if verdict.sentences else ""
 
     def _unnamed(self, statement: Statement) -> Statement:
         """The statement without the sources' titles and names: "<title> argues that <the

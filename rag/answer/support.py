@@ -607,24 +607,55 @@ def joined_words(
     repeats, which ``asked_elsewhere`` reads; a sentence's short forms count as the words
     the abstract spells them out with ("LCL-level": "lymphoblastoid cell lines")."""
     text = without_title(plain(statement), abstract.title)
-    title = {fold(s) for s in tokenize(plain(abstract.title))}
+    title = {fold(s) for s in tokenize(plain(abstract.title))} | set(numbers_in(abstract.title))
     elsewhere = {fold(s) for s in abstract.stems} - title - {fold(s) for s in asked}
+    elsewhere |= set(abstract.numbers) - title
     words = re.findall(r"[a-z0-9]+", abstract.text_lower)
     sentences = [
-        {fold(s) for s in tokenize(plain(x))} | _spelled_out_stems(x, words)
+        {fold(s) for s in tokenize(plain(x))} | _spelled_out_stems(x, words) | {*numbers_in(x)}
         for x in abstract.sentences
     ]
     worst: list[str] = []
     for part in _PARTS.split(text):
-        said = [s for s in dict.fromkeys(content_stems(part)) if fold(s) in elsewhere]
+        said = [
+            s
+            for s in dict.fromkeys([*content_stems(part), *numbers_in(part)])
+            if s in elsewhere or fold(s) in elsewhere
+        ]
         if said and sentences:
             lacking = min(([s for s in said if fold(s) not in h] for h in sentences), key=len)
             worst = max(worst, lacking, key=len)
     return _surface(text, worst)
 
 
+def turned(statement: str, sentence: str) -> str:
+    """Why ``sentence``, the one a kept statement rests on, may not say what the statement
+    takes from it: it says a word of contrast or concession (``rules.TURNING``: "rather
+    than", "whereas", "although") that the statement does not, or gives the statement's
+    numbers in another order ("32.8 and 15.1 on the Multi30k and WMT datasets",
+    ``rules.NUMBER_ORDER``); "" if neither. Words alone cannot
+    tell whether the statement kept the sentence's sense ("Tick die-out was due to a
+    threshold event", of "... due to a steady increase in mortality rather than a threshold
+    event"), so the local model reads it (``rules.JUDGE_JOINED``)."""
+    said = plain(statement)
+    for m in _TURNING.finditer(plain(sentence)):
+        if not re.search(rf"\b{re.escape(m.group(0))}\b", said, re.I):
+            return f'the sentence it rests on says "{m.group(0).lower()}", which it leaves out'
+    if rules.NUMBER_ORDER:
+        given = numbers_in(plain(sentence))
+        shared = [n for n in dict.fromkeys(numbers_in(said)) if n in given]
+        places = [given.index(n) for n in shared]
+        if places != sorted(places):
+            pair = " and ".join(f'"{n}"' for n in sorted(shared, key=given.index))
+            return f"the sentence it rests on gives {pair} in the other order"
+    return ""
+
+
+_TURNING = re.compile(rf"(?<![\w-])(?:{rules.TURNING})(?![\w-])", re.I)
+
+
 # where a statement joins two claims
-_PARTS = re.compile(r"[;,:]|\b(?:and|while|whereas|but|which|where|whose)\b")
+_PARTS = re.compile(r";|[,:](?!\d)|\b(?:and|while|whereas|but|which|where|whose)\b")
 
 
 # "the" and the words after it up to a word that carries no claim ("of", "with", "is")
