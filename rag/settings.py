@@ -154,7 +154,8 @@ class CheckSettings(_Section):
             "check removed for its wording alone (never for a number, a name, an attribution "
             "or the question's words) is read by it against the abstract it cites, and stands "
             "when the model holds the abstract to support it; one the word check kept whose "
-            "part says words of two sentences is held back and read the same way "
+            "part says words of two sentences, or whose sentence turns away from it (a "
+            "contrast it drops, its numbers in another order), is held back and read the same way "
             "(rag/answer/judge.py; ~3 s an abstract, a few hundredths more a statement of the "
             "same abstract); false, or another backend: the word check alone."
         ),

@@ -825,8 +825,9 @@ class Checker:
     now: whole statements, each with its renumbered marker; ``close`` checks what is left.
     ``shown``, ``citations()`` and ``removed()`` are what the final ``Answer`` is made of.
     ``reads``: a model will read statements after the reply (``reread``), so one the word
-    check keeps but whose part says words of two sentences (``support.joined_words``) is
-    held back for that reading, not shown as it is written.
+    check keeps but whose part says words of two sentences (``support.joined_words``), or
+    whose sentence turns away from it (``support.turned``), is held back for that reading,
+    not shown as it is written.
     """
 
     def __init__(
@@ -905,8 +906,9 @@ class Checker:
         """The statements removed for their wording alone (``support.Shortfall``), each
         citing one source and naming no other, read by ``judge`` against that source's
         abstract: those it holds the abstract to support (``judges.SUPPORTS``) stand after
-        all, shown after what stood; and those held back for joining words of two sentences,
-        read against the abstract the check found them in, stand at ``judges.JOINED``.
+        all, shown after what stood; and those held back for joining words of two sentences
+        or for their sentence turning away from them (``_unsure``), read against the
+        abstract the check found them in, stand at ``judges.JOINED``.
         Returns the text shown now; statements checked after it are not held back."""
         out = ""
         self.reads = False

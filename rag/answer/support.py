@@ -633,10 +633,10 @@ def turned(statement: str, sentence: str) -> str:
     takes from it: it says a word of contrast or concession (``rules.TURNING``: "rather
     than", "whereas", "although") that the statement does not, or gives the statement's
     numbers in another order ("32.8 and 15.1 on the Multi30k and WMT datasets",
-    ``rules.NUMBER_ORDER``); "" if neither. Words alone cannot
-    tell whether the statement kept the sentence's sense ("Tick die-out was due to a
-    threshold event", of "... due to a steady increase in mortality rather than a threshold
-    event"), so the local model reads it (``rules.JUDGE_JOINED``)."""
+    ``rules.NUMBER_ORDER``); "" if neither. Words alone cannot tell whether the statement
+    kept the sentence's sense ("Tick die-out was due to a threshold event", of "... due to
+    a steady increase in mortality rather than a threshold event"), so the local model
+    reads it (``rules.JUDGE_JOINED``)."""
     said = plain(statement)
     for m in _TURNING.finditer(plain(sentence)):
         if not re.search(rf"\b{re.escape(m.group(0))}\b", said, re.I):
