@@ -630,3 +630,26 @@ def test_a_number_of_another_sentence_joins_two_sentences(embedder: Embedder) ->
         "The mirror descent variant for general geometries converges at rate 1/T on 1,000 problems."
     )
     assert support.joined_words(faithful, paper) == []
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("local_llm_file")
+def test_the_local_model_reads_a_statement_its_sentence_turns_away_from(
+    embedder: Embedder,
+) -> None:
+    """The real model reads the statement that drops the sentence's "rather than": it goes;
+    the statement said the sentence's way stood at once and is not read."""
+    from rag.answer.judge import ModelJudge
+    from rag.answer.llm import local_llm
+    from rag.settings import Settings
+
+    turned = (
+        "Tick die-out at northern sites was due to a single threshold event in one life stage [1]. "
+    )
+    faithful = "At the southern sites, larvae reached 12.5 mm and nymphs 8.1 mm [1]."
+    check = checker("", [DIEOUT], embedder, reads=True)
+    assert check.feed(turned + faithful) == ""
+    assert check.close() == faithful
+    assert check.reread(ModelJudge(local_llm(Settings().llm))) == ""
+    assert check.shown == faithful
+    assert [r for r in check.removed() if "threshold event" in r.statement]
