@@ -841,7 +841,7 @@ class Checker:
         self.question = question
         self.verifier = verifier
         self.reads = reads and judges.JOINED > float("-inf")
-        self._joined: dict[int, Verdict] = {}  # kept statements held back, by verdict index
+        self._to_read: dict[int, Verdict] = {}  # kept statements held back, by verdict index
         self.sources = {s.number: s for s in sources}
         self.abstracts = {s.number: s.abstract for s in sources}
         self._titles = [s.paper.title for s in sources]  # headings of listed lines
@@ -889,7 +889,7 @@ class Checker:
                 continue
             verdict = self._judge(statement)
             if verdict.kept and self.reads and (unsure := self._unsure(statement, verdict)):
-                self._joined[len(self.verdicts)] = verdict
+                self._to_read[len(self.verdicts)] = verdict
                 verdict = Verdict(
                     statement, (), reason=f"{unsure}, and the abstract is not read to support it"
                 )
@@ -914,7 +914,7 @@ class Checker:
         self.reads = False
         for i, verdict in enumerate(self.verdicts):
             statement = verdict.statement
-            if (held := self._joined.get(i)) is not None:
+            if (held := self._to_read.get(i)) is not None:
                 paper = self.sources[held.sources[0]].paper
                 if _key(statement.text) not in self._said and (
                     judge.supports(statement.text, paper) >= judges.JOINED

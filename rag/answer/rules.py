@@ -765,6 +765,10 @@ TURNING: str = _rule(
     "scifact-dev labelled 'Tick die-out at northern latitudes was due to a specific threshold "
     "event in the phenology of one life stage' ('... rather than a specific threshold "
     "event'): read 1.11, removed (off: kept)",
+    "scifact-dev answers, local: spec-14's true 'The kinase PKC was ruled out as the mediator' "
+    "(its sentence opens 'Although ... activate protein kinase C') read below 2.5 and "
+    "removed, the sentence quoted in its place giving the asked kinase (off: shown, and "
+    "spec-14 fails for want of that kinase's full name)",
 )
 
 NUMBER_ORDER: bool = _rule(

@@ -638,9 +638,10 @@ def turned(statement: str, sentence: str) -> str:
     a steady increase in mortality rather than a threshold event"), so the local model
     reads it (``rules.JUDGE_JOINED``)."""
     said = plain(statement)
-    for m in _TURNING.finditer(plain(sentence)):
-        if not re.search(rf"\b{re.escape(m.group(0))}\b", said, re.I):
-            return f'the sentence it rests on says "{m.group(0).lower()}", which it leaves out'
+    own = {w.lower() for w in _TURNING.findall(said)}
+    for word in (w.lower() for w in _TURNING.findall(plain(sentence))):
+        if word not in own:
+            return f'the sentence it rests on says "{word}", which it leaves out'
     if rules.NUMBER_ORDER:
         given = numbers_in(plain(sentence))
         shared = [n for n in dict.fromkeys(numbers_in(said)) if n in given]
